@@ -1,0 +1,43 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { UsageError } from '../errors/usage-error.ts';
+import type { ResolvedConfig } from './resolved-config.ts';
+
+const positiveMs = z.coerce.number().int().min(100);
+
+const EnvSchema = z.object({
+  IDEM_PROJECT_DIR: z.string().min(1).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'must start with sqlite:, postgres:// or postgresql://')
+    .optional(),
+  IDEM_LOCK_LEASE_MS: positiveMs.default(30_000),
+  IDEM_HEARTBEAT_MS: positiveMs.default(10_000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  IDEM_SOURCE_DIR: z.string().min(1).optional(),
+});
+
+/**
+ * Reads idem's settings from the environment once. Nothing below this module reads
+ * `process.env`.
+ *
+ * @throws UsageError naming the variable, the rule and the value.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ResolvedConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0]);
+    throw new UsageError(`${name} ${issue.message} (got ${JSON.stringify(env[name])})`);
+  }
+  const e = parsed.data;
+  const projectDir = path.resolve(cwd, e.IDEM_PROJECT_DIR ?? '.');
+  return Object.freeze({
+    projectDir,
+    databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(projectDir, 'var', 'idem.sqlite3')}`,
+    lockLeaseMs: e.IDEM_LOCK_LEASE_MS,
+    heartbeatMs: e.IDEM_HEARTBEAT_MS,
+    logLevel: e.LOG_LEVEL,
+    sourceDir: e.IDEM_SOURCE_DIR,
+  });
+}

@@ -1,0 +1,21 @@
+/** idem's settings, resolved once from the environment (and flags), validated and frozen. */
+export interface ResolvedConfig {
+  /** The project directory: `pipelines/`, `migrations/`, `var/` and relative source paths live here. */
+  readonly projectDir: string;
+  /**
+   * `DATABASE_URL`: `sqlite:PATH`, `postgres://…` or `postgresql://…`.
+   * @defaultValue `sqlite:<projectDir>/var/idem.sqlite3` (created on first use)
+   */
+  readonly databaseUrl: string;
+  /**
+   * `IDEM_LOCK_LEASE_MS`: SQLite app-lock lease in ms. A killed run's lock frees itself after
+   * this long; the holder renews it every third of it. @defaultValue 30000
+   */
+  readonly lockLeaseMs: number;
+  /** `IDEM_HEARTBEAT_MS`: how often a run refreshes `job_runs.heartbeat_at`, in ms. @defaultValue 10000 */
+  readonly heartbeatMs: number;
+  /** `LOG_LEVEL`: pino level. @defaultValue 'info' */
+  readonly logLevel: string;
+  /** `IDEM_SOURCE_DIR`: overrides every pipeline's source directory. @defaultValue undefined */
+  readonly sourceDir: string | undefined;
+}

@@ -1,0 +1,17 @@
+import knexFactory from 'knex';
+import { redactUrl } from '../config/redact-url.ts';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import { createDialectAdapter } from '../dialect/create-dialect-adapter.ts';
+import type { Database } from './database.ts';
+
+/** Opens the configured database (a knex pool; nothing connects until the first query). */
+export function openDatabase(config: Pick<ResolvedConfig, 'databaseUrl' | 'projectDir'>): Database {
+  const adapter = createDialectAdapter(config.databaseUrl, config.projectDir);
+  const knex = knexFactory(adapter.knexConfig());
+  return {
+    knex,
+    adapter,
+    description: redactUrl(config.databaseUrl),
+    close: () => knex.destroy(),
+  };
+}

@@ -1,0 +1,42 @@
+import type { Knex } from 'knex';
+import type { ColumnSpec } from '../pipeline/column-type.ts';
+import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
+import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
+
+/** The dialects idem speaks. Only adapters and logs look at this name. */
+export type DialectName = 'postgres' | 'sqlite';
+
+/**
+ * Everything that differs between databases, behind one interface. Each dialect has a folder
+ * with the same files: `<d>-dialect.ts` (this interface), `<d>-app-lock.ts`, `<d>-bulk-load.ts`,
+ * `<d>-upsert.ts` and `<d>-types.ts`. Code above the adapter never asks which database it
+ * talks to.
+ */
+export interface DialectAdapter {
+  readonly name: DialectName;
+  /** The knex configuration for this database, with the driver's type quirks settled. */
+  knexConfig(): Knex.Config;
+  /** Quotes a validated snake_case identifier. */
+  quoteIdentifier(name: string): string;
+  /** Adds a business column to a table being created, with a type that holds its value exactly. */
+  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void;
+  /** A canonical value (see `ColumnType`) as the driver writes it. */
+  toDriverValue(spec: ColumnSpec, value: unknown): unknown;
+  /** A value as the driver read it, back to its canonical form. */
+  fromDriverValue(spec: ColumnSpec, value: unknown): unknown;
+  /** One non-blocking attempt to take an app lock on a dedicated connection (or a lease). */
+  tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
+  /**
+   * Appends rows to a table by the dialect's fast path. Rows hold driver values in `columns`
+   * order; batches bound memory (the caller sizes them).
+   * @returns the number of rows loaded.
+   */
+  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number>;
+  /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
+  deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number>;
+  /**
+   * Updates target rows whose business values differ (null-safe, as the column types hold them)
+   * and inserts missing keys, in this order, inside the caller's transaction.
+   */
+  upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts>;
+}

@@ -1,0 +1,66 @@
+import type { Knex } from 'knex';
+import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
+import type { DialectAdapter } from '../dialect-adapter.ts';
+import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
+import { deleteSupersededStagingRowsAnsi } from '../delete-superseded-staging-rows-ansi.ts';
+import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
+import { tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
+import { postgresBulkLoad } from './postgres-bulk-load.ts';
+import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
+import { postgresUpsert } from './postgres-upsert.ts';
+
+/**
+ * PostgreSQL (`DATABASE_URL=postgres://…` or `postgresql://…`): advisory app lock on a dedicated
+ * session, `COPY FROM STDIN` for staging, `IS DISTINCT FROM` for change detection.
+ *
+ * @example new PostgresDialect('postgres://app@db.internal:5432/etl')
+ */
+export class PostgresDialect implements DialectAdapter {
+  readonly name = 'postgres' as const;
+  readonly #url: string;
+
+  constructor(url: string) {
+    this.#url = url;
+  }
+
+  knexConfig(): Knex.Config {
+    return {
+      client: 'pg',
+      connection: { connectionString: this.#url, types: POSTGRES_TYPE_PARSERS } as Knex.PgConnectionConfig,
+      pool: { min: 0, max: 8 },
+    };
+  }
+
+  quoteIdentifier(name: string): string {
+    return quoteAnsiIdentifier(name);
+  }
+
+  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+    addPostgresColumn(table, name, spec);
+  }
+
+  toDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return toPostgresValue(spec, value);
+  }
+
+  fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return fromPostgresValue(spec, value);
+  }
+
+  tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return tryAcquirePostgresAppLock(this.#url, request);
+  }
+
+  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
+    return postgresBulkLoad(knex, table, columns, batches);
+  }
+
+  deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
+    return deleteSupersededStagingRowsAnsi(db, staging, quoteAnsiIdentifier);
+  }
+
+  upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
+    return postgresUpsert(trx, plan);
+  }
+}

@@ -1,0 +1,31 @@
+import type Database from 'better-sqlite3';
+import type { Knex } from 'knex';
+import { quoteAnsiIdentifier as q } from '../quote-ansi-identifier.ts';
+
+/**
+ * Loads rows with one prepared INSERT run inside one transaction per batch (better-sqlite3 is
+ * synchronous, so this is the fastest path SQLite has). The single pooled connection is taken
+ * per batch, never for the whole load: the lease renewal needs it in between.
+ */
+export async function sqliteBulkLoad(
+  knex: Knex,
+  table: string,
+  columns: readonly string[],
+  batches: AsyncIterable<unknown[][]>,
+): Promise<number> {
+  const sql = `insert into ${q(table)} (${columns.map(q).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
+  let rows = 0;
+  for await (const batch of batches) {
+    const connection = (await knex.client.acquireConnection()) as Database.Database;
+    try {
+      const insert = connection.prepare(sql);
+      connection.transaction((items: unknown[][]) => {
+        for (const row of items) insert.run(row);
+      })(batch);
+    } finally {
+      await knex.client.releaseConnection(connection);
+    }
+    rows += batch.length;
+  }
+  return rows;
+}

@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
+import { deleteSupersededStagingRowsAnsi } from '../delete-superseded-staging-rows-ansi.ts';
+import type { DialectAdapter } from '../dialect-adapter.ts';
+import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
+import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
+import { tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
+import { sqliteBulkLoad } from './sqlite-bulk-load.ts';
+import { addSqliteColumn, fromSqliteValue, toSqliteValue } from './sqlite-types.ts';
+import { sqliteUpsert } from './sqlite-upsert.ts';
+
+/**
+ * How long a statement waits for another process's write transaction before SQLITE_BUSY, in ms.
+ * Runs keep their transactions short (one staging batch, one upsert), so this is rarely reached.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Embedded SQLite through better-sqlite3 (`DATABASE_URL=sqlite:PATH`, the default
+ * `var/idem.sqlite3`): WAL journal so readers never wait, a lease row as the app lock.
+ *
+ * @example new SqliteDialect('var/idem.sqlite3')
+ */
+export class SqliteDialect implements DialectAdapter {
+  readonly name = 'sqlite' as const;
+  readonly #filename: string;
+
+  constructor(filename: string) {
+    this.#filename = filename;
+  }
+
+  /** Also creates the database file's directory: the embedded default works on a fresh clone. */
+  knexConfig(): Knex.Config {
+    mkdirSync(path.dirname(this.#filename), { recursive: true });
+    return {
+      client: 'better-sqlite3',
+      connection: { filename: this.#filename },
+      useNullAsDefault: true,
+      pool: {
+        afterCreate(connection: import('better-sqlite3').Database, done: (error: Error | null, connection: unknown) => void) {
+          connection.pragma('journal_mode = WAL');
+          connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+          connection.pragma('synchronous = NORMAL');
+          done(null, connection);
+        },
+      },
+    };
+  }
+
+  quoteIdentifier(name: string): string {
+    return quoteAnsiIdentifier(name);
+  }
+
+  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+    addSqliteColumn(table, name, spec);
+  }
+
+  toDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return toSqliteValue(spec, value);
+  }
+
+  fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return fromSqliteValue(spec, value);
+  }
+
+  tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return tryAcquireSqliteAppLock(knex, request);
+  }
+
+  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
+    return sqliteBulkLoad(knex, table, columns, batches);
+  }
+
+  deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
+    return deleteSupersededStagingRowsAnsi(db, staging, quoteAnsiIdentifier);
+  }
+
+  upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
+    return sqliteUpsert(trx, plan);
+  }
+}

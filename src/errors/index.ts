@@ -1,0 +1,9 @@
+export { IdemError } from './idem-error.ts';
+export { UsageError } from './usage-error.ts';
+export { LockHeldError } from './lock-held-error.ts';
+export { LockLostError } from './lock-lost-error.ts';
+export { SourceError } from './source-error.ts';
+export { DuplicateKeyError } from './duplicate-key-error.ts';
+export { NotMigratedError } from './not-migrated-error.ts';
+export { QuarantineError } from './quarantine-error.ts';
+export { coerceError } from './coerce-error.ts';

@@ -1,0 +1,13 @@
+export { classifyHttpFailure } from './classify-http-failure.ts';
+export type { HttpFailure } from './classify-http-failure.ts';
+export { computeBackoffMs, retryDelayMs } from './compute-backoff-ms.ts';
+export { createHttpAgent } from './create-http-agent.ts';
+export { HttpRequestFailedError } from './http-request-failed-error.ts';
+export { DEFAULT_HTTP_SETTINGS, resolveHttpSettings } from './http-settings.ts';
+export type { HttpSettings, HttpSettingsInput, RetrySettings } from './http-settings.ts';
+export { HttpStatusError } from './http-status-error.ts';
+export { parseRetryAfter } from './parse-retry-after.ts';
+export { requestJson } from './request-json.ts';
+export type { JsonRequest, JsonResponse } from './request-json.ts';
+export { sendWithRetry } from './send-with-retry.ts';
+export type { RetryInfo, SendWithRetryOptions } from './send-with-retry.ts';

@@ -1,0 +1,15 @@
+// The public surface of idem: pipelines and migrations import from 'idem' and nothing deeper.
+export { definePipeline } from './pipeline/define-pipeline.ts';
+export type { PipelineDefinition, DuplicateKeyRule } from './pipeline/pipeline-definition.ts';
+export type { PipelineRecord } from './pipeline/pipeline-record.ts';
+export { column } from './pipeline/column-type.ts';
+export type { ColumnSpec, ColumnSpecs, ColumnType } from './pipeline/column-type.ts';
+export { csvSource } from './source/csv-source.ts';
+export type { CsvSource } from './source/csv-source.ts';
+export type { SourceRow } from './source/source-row.ts';
+export { groupRows } from './source/group-rows.ts';
+export type { GroupRowsOptions, RowGroup } from './source/group-rows.ts';
+export type { MigrationContext, PipelineTablesSpec } from './migration/migration-context.ts';
+export {
+  IdemError, UsageError, LockHeldError, LockLostError, SourceError, DuplicateKeyError, NotMigratedError, QuarantineError,
+} from './errors/index.ts';

@@ -1,0 +1,24 @@
+import { pino, type Logger } from 'pino';
+
+/**
+ * Paths pino redacts from every log line: credentials in headers and settings. Database URLs are
+ * logged only through `redactUrl`.
+ */
+export const REDACTED_PATHS = [
+  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
+  'apiKey', '*.apiKey', 'password', '*.password', 'headers["x-api-key"]', '*.headers["x-api-key"]',
+];
+
+/**
+ * The root logger: pino JSON lines on stdout (synchronous, so no line is lost when the process
+ * exits), or pino-pretty when stdout is a terminal.
+ */
+export async function createLogger(options: { level: string; pretty?: boolean }): Promise<Logger> {
+  const base = { level: options.level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  if (pretty) {
+    const { default: prettyStream } = await import('pino-pretty');
+    return pino(base, prettyStream({ colorize: true, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }));
+  }
+  return pino(base, pino.destination({ fd: 1, sync: true }));
+}

@@ -1,0 +1,50 @@
+import { Big } from 'big.js';
+import type { ColumnSpec } from './column-type.ts';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * Checks one business value against its column and returns its canonical form (see
+ * `ColumnType`): decimals become strings with exactly `scale` decimals, instants ISO UTC with
+ * milliseconds. The row hash covers canonical values, so equal values always hash equal.
+ *
+ * @throws TypeError naming the column, the rule and the value.
+ */
+export function canonicalValue(name: string, spec: ColumnSpec, value: unknown): unknown {
+  const fail = (rule: string): never => {
+    throw new TypeError(`column ${name}: ${rule} (got ${JSON.stringify(value)})`);
+  };
+  if (value === null || value === undefined) return spec.nullable ? null : fail('must not be null');
+  switch (spec.type) {
+    case 'text':
+      return typeof value === 'string' ? value : fail('must be a string');
+    case 'integer':
+      return Number.isSafeInteger(value) ? value : fail('must be a safe integer');
+    case 'boolean':
+      return typeof value === 'boolean' ? value : fail('must be a boolean');
+    case 'json':
+      return value;
+    case 'date':
+      return typeof value === 'string' && DATE.test(value) ? value : fail('must be a YYYY-MM-DD string');
+    case 'instant': {
+      if (value instanceof Date) return Number.isNaN(value.getTime()) ? fail('must be a valid Date') : value.toISOString();
+      return typeof value === 'string' && INSTANT.test(value) ? value : fail('must be a Date or an ISO UTC string with ms');
+    }
+    case 'decimal': {
+      if (typeof value !== 'string' && !(value instanceof Big)) fail('must be a decimal string or Big (never a float)');
+      let big: Big;
+      try {
+        big = new Big(value as string);
+      } catch {
+        return fail('must be a decimal number');
+      }
+      const scale = spec.scale ?? 0;
+      const fixed = big.toFixed(scale);
+      if (!new Big(fixed).eq(big)) fail(`has more than ${scale} decimals`);
+      const digits = fixed.replace(/^-/, '').replace('.', '').replace(/^0+(?=\d)/, '');
+      if (digits.length > (spec.precision ?? 38)) fail(`needs more than ${spec.precision} digits`);
+      return fixed;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The business column types a pipeline can declare. Each has one canonical JavaScript value
+ * (what records carry, what the row hash covers, what reads return), and each dialect adapter
+ * maps it to a column type that holds that value exactly:
+ *
+ * | type      | JS value                                  | PostgreSQL      | SQLite            |
+ * |-----------|-------------------------------------------|-----------------|-------------------|
+ * | text      | string                                    | text            | text              |
+ * | integer   | number (safe integer)                     | bigint          | integer           |
+ * | decimal   | string with exactly `scale` decimals      | numeric(p, s)   | text (canonical)  |
+ * | date      | `YYYY-MM-DD` (a calendar date, no zone)   | date            | text              |
+ * | instant   | ISO 8601 UTC with ms, `…T08:26:00.000Z`   | timestamptz(3)  | text              |
+ * | boolean   | boolean                                   | boolean         | integer 0/1       |
+ * | json      | any JSON value, stored as its JSON text   | text            | text              |
+ */
+export type ColumnType = 'text' | 'integer' | 'decimal' | 'date' | 'instant' | 'boolean' | 'json';
+
+/** One business column of a pipeline's staging and target tables. */
+export interface ColumnSpec {
+  readonly type: ColumnType;
+  /** Whether NULL is allowed. @defaultValue false */
+  readonly nullable: boolean;
+  /** decimal only: total digits. */
+  readonly precision?: number;
+  /** decimal only: digits after the point; values are rounded to nothing, they must fit. */
+  readonly scale?: number;
+}
+
+/** Builders for {@link ColumnSpec}, used in `definePipeline({ columns })`. */
+export const column = {
+  text: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'text', nullable: opts.nullable ?? false }),
+  integer: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'integer', nullable: opts.nullable ?? false }),
+  decimal: (precision: number, scale: number, opts: { nullable?: boolean } = {}): ColumnSpec => ({
+    type: 'decimal',
+    precision,
+    scale,
+    nullable: opts.nullable ?? false,
+  }),
+  date: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'date', nullable: opts.nullable ?? false }),
+  instant: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'instant', nullable: opts.nullable ?? false }),
+  boolean: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'boolean', nullable: opts.nullable ?? false }),
+  json: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'json', nullable: opts.nullable ?? false }),
+} as const;
+
+/** The business columns of a pipeline, in table order. Names are snake_case SQL identifiers. */
+export type ColumnSpecs = Readonly<Record<string, ColumnSpec>>;

@@ -1,0 +1,48 @@
+import { IANAZone } from 'luxon';
+import type { PipelineDefinition } from './pipeline-definition.ts';
+
+const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+const RESERVED_COLUMNS = new Set([
+  'id', 'seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash',
+  'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
+]);
+
+/**
+ * Declares a pipeline. Validates names, the time zone and the columns at import time, so a
+ * mistake fails `idem pipelines` with the field and the rule instead of failing a run later.
+ *
+ * @example
+ * export const pipeline = definePipeline({
+ *   name: 'online-retail-invoices', sourceSystem: 'online-retail', timeZone: 'Europe/London', …
+ * });
+ * @throws TypeError naming the field and the rule it breaks.
+ */
+export function definePipeline<Row>(
+  definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description'> &
+    Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description'>>,
+): PipelineDefinition<Row> {
+  const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
+    if (!ok) throw new TypeError(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
+  };
+  check(PIPELINE_NAME.test(definition.name), 'name', 'must be kebab-case, at most 63 characters', definition.name);
+  check(definition.sourceSystem.length > 0, 'sourceSystem', 'must not be empty', definition.sourceSystem);
+  check(IANAZone.isValidZone(definition.timeZone), 'timeZone', 'must be an IANA time zone', definition.timeZone);
+  for (const key of ['staging', 'target'] as const) {
+    const table = definition.tables[key];
+    check(SQL_IDENTIFIER.test(table), `tables.${key}`, 'must be a snake_case SQL identifier', table);
+  }
+  const names = Object.keys(definition.columns);
+  check(names.length > 0, 'columns', 'must declare at least one business column', names);
+  for (const name of names) {
+    check(SQL_IDENTIFIER.test(name), `columns.${name}`, 'must be a snake_case SQL identifier', name);
+    check(!RESERVED_COLUMNS.has(name), `columns.${name}`, 'is a framework column name', name);
+    const spec = definition.columns[name]!;
+    if (spec.type === 'decimal') {
+      const { precision = 0, scale = -1 } = spec;
+      check(Number.isInteger(precision) && precision >= 1 && precision <= 38, `columns.${name}.precision`, 'must be 1..38', precision);
+      check(Number.isInteger(scale) && scale >= 0 && scale <= precision, `columns.${name}.scale`, 'must be 0..precision', scale);
+    }
+  }
+  return Object.freeze({ description: '', duplicateKeys: 'error' as const, ...definition });
+}

@@ -1,0 +1,34 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../errors/usage-error.ts';
+import { importProjectModule } from '../project/import-project-module.ts';
+import type { PipelineDefinition } from './pipeline-definition.ts';
+
+/** The pipeline names found in `<projectDir>/pipelines/*.ts` (one module per pipeline, named after it). */
+export function listPipelineNames(projectDir: string): string[] {
+  const dir = path.join(projectDir, 'pipelines');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => file.slice(0, -'.ts'.length))
+    .sort();
+}
+
+/**
+ * Loads `pipelines/<name>.ts` and returns its `pipeline` export.
+ * @throws UsageError for an unknown name (listing the known ones) or a module without a
+ *   `pipeline` export made by `definePipeline` with the same name.
+ */
+export async function loadPipeline(projectDir: string, name: string): Promise<PipelineDefinition> {
+  const known = listPipelineNames(projectDir);
+  if (!known.includes(name)) {
+    throw new UsageError(`unknown pipeline "${name}"; known pipelines: ${known.length ? known.join(', ') : '(none in pipelines/)'}`);
+  }
+  const file = path.join(projectDir, 'pipelines', `${name}.ts`);
+  const module = await importProjectModule(projectDir, file);
+  const pipeline = module.pipeline as PipelineDefinition | undefined;
+  if (!pipeline || typeof pipeline !== 'object' || pipeline.name !== name) {
+    throw new UsageError(`pipelines/${name}.ts must export \`pipeline = definePipeline({ name: '${name}', … })\``);
+  }
+  return pipeline;
+}

@@ -1,0 +1,34 @@
+import type { CsvSource } from '../source/csv-source.ts';
+import type { SourceRow } from '../source/source-row.ts';
+import type { ColumnSpecs } from './column-type.ts';
+import type { PipelineRecord } from './pipeline-record.ts';
+
+/**
+ * What happens when one business key occurs more than once in a run, applied in SQL after the
+ * whole run is staged, so the outcome never depends on chunk sizes:
+ * - `error`: the run fails and names the keys and lines;
+ * - `last-wins`: the record that came last in the source is kept;
+ * - `collapse-identical`: identical duplicates collapse to one; differing ones fail the run.
+ */
+export type DuplicateKeyRule = 'error' | 'last-wins' | 'collapse-identical';
+
+/** A pipeline module's definition: `export const pipeline = definePipeline({ … })`. */
+export interface PipelineDefinition<Row = unknown> {
+  /** Unique name, kebab-case; also the job name in `job_runs` and the app lock's name. */
+  readonly name: string;
+  /** One line for `idem pipelines`. */
+  readonly description: string;
+  /** The `source_system` half of every business key this pipeline writes. */
+  readonly sourceSystem: string;
+  /** IANA time zone of the business date (for example `Europe/London`), never the server's. */
+  readonly timeZone: string;
+  readonly source: CsvSource<Row>;
+  /** Turns validated rows into records; see `groupRows` for records built from several rows. */
+  readonly toRecords: (rows: AsyncIterable<SourceRow<Row>>) => AsyncIterable<PipelineRecord>;
+  /** Table names: both are created by the pipeline's migration (see `createPipelineTables`). */
+  readonly tables: { readonly staging: string; readonly target: string };
+  /** The business columns, in order: what upsert compares and copies. */
+  readonly columns: ColumnSpecs;
+  /** @defaultValue 'error' */
+  readonly duplicateKeys: DuplicateKeyRule;
+}

@@ -1,0 +1,12 @@
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
+
+/** What every command works with: the resolved settings, the open database and the logger. */
+export interface RunContext {
+  readonly config: ResolvedConfig;
+  readonly db: Database;
+  readonly logger: Logger;
+  /** The clock; injected in tests. @defaultValue () => new Date() */
+  readonly now?: () => Date;
+}

@@ -1,0 +1,14 @@
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import type { RunKey } from '../runs/run-key.ts';
+
+/** One run of one pipeline for one run key. */
+export interface RunRequest {
+  readonly pipeline: PipelineDefinition;
+  readonly runKey: RunKey;
+  /** Run a `completed` run key again. @defaultValue false */
+  readonly force?: boolean;
+  /** Who or what started the run, for `job_runs.triggered_by`. */
+  readonly triggeredBy: string;
+  /** Rows per staging batch; the outcome never depends on it. @defaultValue 2000 */
+  readonly batchRows?: number;
+}

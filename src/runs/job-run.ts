@@ -1,0 +1,18 @@
+/** A `job_runs` row's status. `needs_review` is set by the post stage (issue: post ledger). */
+export type JobRunStatus = 'started' | 'completed' | 'failed';
+
+/** One `job_runs` row, as idem reads it. Instants are ISO UTC strings. */
+export interface JobRun {
+  readonly id: number;
+  readonly jobName: string;
+  readonly runKey: string;
+  readonly status: JobRunStatus;
+  readonly attempts: number;
+  readonly triggeredBy: string;
+  readonly startedAt: string;
+  readonly finishedAt: string | null;
+  readonly heartbeatAt: string | null;
+  /** Per-stage counts, for example `{ extract: { rows: 3108 }, upsert: { inserted: 143 } }`. */
+  readonly counts: Record<string, unknown> | null;
+  readonly error: string | null;
+}

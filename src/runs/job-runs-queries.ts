@@ -1,0 +1,81 @@
+import type { Database } from '../db/database.ts';
+import { column } from '../pipeline/column-type.ts';
+import type { JobRun, JobRunStatus } from './job-run.ts';
+
+const INSTANT = column.instant();
+const NULLABLE_INSTANT = column.instant({ nullable: true });
+
+interface JobRunRow {
+  id: number | string;
+  job_name: string;
+  run_key: string;
+  status: JobRunStatus;
+  attempts: number;
+  triggered_by: string;
+  started_at: unknown;
+  finished_at: unknown;
+  heartbeat_at: unknown;
+  counts: string | null;
+  error: string | null;
+}
+
+function toJobRun(db: Database, row: JobRunRow): JobRun {
+  const instant = (value: unknown): string | null => db.adapter.fromDriverValue(NULLABLE_INSTANT, value) as string | null;
+  return {
+    id: Number(row.id),
+    jobName: row.job_name,
+    runKey: row.run_key,
+    status: row.status,
+    attempts: row.attempts,
+    triggeredBy: row.triggered_by,
+    startedAt: instant(row.started_at)!,
+    finishedAt: instant(row.finished_at),
+    heartbeatAt: instant(row.heartbeat_at),
+    counts: row.counts === null ? null : (JSON.parse(row.counts) as Record<string, unknown>),
+    error: row.error,
+  };
+}
+
+/** The `job_runs` row of one job and run key, if any. */
+export async function findJobRun(db: Database, jobName: string, runKey: string): Promise<JobRun | undefined> {
+  const row = await db.knex<JobRunRow>('job_runs').where({ job_name: jobName, run_key: runKey }).first();
+  return row ? toJobRun(db, row) : undefined;
+}
+
+/**
+ * Marks a run key `started` before any work, reusing the row of an earlier attempt (attempts + 1)
+ * so a rerun never meets a duplicate key. Call it only under the pipeline's app lock.
+ */
+export async function startJobRun(
+  db: Database,
+  args: { jobName: string; runKey: string; triggeredBy: string; now: string },
+): Promise<JobRun> {
+  const now = db.adapter.toDriverValue(INSTANT, args.now);
+  const key = { job_name: args.jobName, run_key: args.runKey };
+  const fields = { status: 'started', triggered_by: args.triggeredBy, started_at: now, finished_at: null, heartbeat_at: now, error: null, updated_at: now };
+  const updated = await db.knex('job_runs').where(key).update({ ...fields, attempts: db.knex.raw('attempts + 1') });
+  if (updated === 0) await db.knex('job_runs').insert({ ...key, ...fields, attempts: 1, counts: null, created_at: now });
+  return (await findJobRun(db, args.jobName, args.runKey))!;
+}
+
+/** Records the end of an attempt: its status, counts and, for a failure, the error. */
+export async function finishJobRun(
+  db: Database,
+  id: number,
+  args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
+): Promise<void> {
+  const now = db.adapter.toDriverValue(INSTANT, args.now);
+  await db.knex('job_runs').where({ id }).update({
+    status: args.status,
+    counts: JSON.stringify(args.counts),
+    error: args.error ?? null,
+    finished_at: now,
+    heartbeat_at: now,
+    updated_at: now,
+  });
+}
+
+/** Refreshes `heartbeat_at` of a running attempt. */
+export async function touchJobRunHeartbeat(db: Database, id: number, nowIso: string): Promise<void> {
+  await db.knex('job_runs').where({ id }).update({ heartbeat_at: db.adapter.toDriverValue(INSTANT, nowIso) });
+}

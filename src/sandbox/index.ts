@@ -1,0 +1,12 @@
+export { canonicalJson } from './canonical-json.ts';
+export type { SandboxFault, SandboxFaultScope, SandboxSettings } from './sandbox-fault.ts';
+export { SandboxFaultQueue } from './sandbox-fault-queue.ts';
+export { SandboxIdempotencyStore } from './sandbox-idempotency-store.ts';
+export type { SandboxIdempotencyEntry, SandboxStoredResponse } from './sandbox-idempotency-store.ts';
+export { SandboxState } from './sandbox-state.ts';
+export type { SandboxRecord, SandboxRequestLog, SandboxStats } from './sandbox-state.ts';
+export { startSandboxApi } from './start-sandbox-api.ts';
+export type { SandboxApi, SandboxApiOptions } from './start-sandbox-api.ts';
+export { TokenBucket } from './token-bucket.ts';
+export { validateInvoiceBody } from './validate-invoice-body.ts';
+export type { SandboxInvoiceBody, SandboxValidationDetail } from './validate-invoice-body.ts';

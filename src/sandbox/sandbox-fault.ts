@@ -1,0 +1,37 @@
+/** Narrows which `POST /invoices` requests consume a fault, and how many. */
+export interface SandboxFaultScope {
+  /** Only requests whose body has this `reference` consume the fault; omitted = any POST. */
+  reference?: string;
+  /** How many matching requests the fault applies to before it is gone; default 1. */
+  count?: number;
+}
+
+/**
+ * A scripted failure, consumed in queue order by the next matching `POST /invoices`:
+ * - `status`: answer `status` (e.g. 503, 429, 400) and create nothing. `retryAfterSeconds` sets
+ *   `Retry-After` (seconds); `body` replaces the default `{ error: "<status text>" }` JSON body.
+ * - `reset`: reset the TCP connection without answering; nothing is created.
+ * - `reset-after-commit`: process the request (the record and its idempotent response are stored),
+ *   then reset the connection instead of answering.
+ * - `hang-after-commit`: process the request, then never answer, or answer only after `ms`
+ *   milliseconds, so the client's timeout fires first. `close()` still ends the request.
+ */
+export type SandboxFault =
+  | (SandboxFaultScope & { kind: 'status'; status: number; retryAfterSeconds?: number; body?: unknown })
+  | (SandboxFaultScope & { kind: 'reset' })
+  | (SandboxFaultScope & { kind: 'reset-after-commit' })
+  | (SandboxFaultScope & { kind: 'hang-after-commit'; ms?: number });
+
+/** Behaviour switches of a running sandbox; each omitted field keeps its current value. */
+export interface SandboxSettings {
+  /** Delay in ms before answering every API request (admin and health are exempt); default 0. */
+  latencyMs?: number;
+  /**
+   * Honour the `Idempotency-Key` header as Stripe documents it
+   * (https://docs.stripe.com/api/idempotent_requests); `false` ignores the header so every POST
+   * creates a record. Default true.
+   */
+  idempotencyKeys?: boolean;
+  /** Token-bucket limit on API requests per second; over it → 429 with `Retry-After: 1`. 0 (default) = unlimited. */
+  maxRequestsPerSecond?: number;
+}

@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// One config: unit tests (no database) and integration tests (real SQLite, PostgreSQL and
+// MariaDB, the CLI as a child process). The JSON report feeds the plain
+// "N passed, N failed" line that .ci/run prints.
+export default defineConfig({
+  resolve: { alias: { idem: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
+  },
+});
