@@ -72,7 +72,7 @@ export const pipeline = definePipeline({
     invalidRows: 'fail',
     missing: 'skip',
   }),
-  toRecords: invoices as (rows: AsyncIterable<SourceRow<unknown>>) => AsyncIterable<PipelineRecord>,
+  toRecords: invoices,
   tables: { staging: 'stg_online_retail_invoices', target: 'online_retail_invoices' },
   columns: {
     document_type: column.text(),

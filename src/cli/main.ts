@@ -10,6 +10,7 @@ import { UsageError } from '../errors/usage-error.ts';
 import { createLogger } from '../logging/create-logger.ts';
 import { assertMigrated, migrateLatest } from '../migration/migrator.ts';
 import { listPipelineNames, loadPipeline } from '../pipeline/load-pipeline.ts';
+import { Failpoints } from '../runner/failpoints.ts';
 import { runPipeline } from '../runner/run-pipeline.ts';
 import { parseBusinessDate } from '../runs/business-date.ts';
 import { dateRunKey, fileRunKey, type RunKey } from '../runs/run-key.ts';
@@ -71,7 +72,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const session = await openSession();
       try {
         await assertMigrated(session.db, config.projectDir);
-        const result = await runPipeline(session, {
+        const result = await runPipeline({ ...session, failpoints: new Failpoints(config.failpoints) }, {
           pipeline,
           runKey,
           force: options.force,

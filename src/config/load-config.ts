@@ -15,6 +15,7 @@ const EnvSchema = z.object({
   IDEM_HEARTBEAT_MS: positiveMs.default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IDEM_SOURCE_DIR: z.string().min(1).optional(),
+  IDEM_FAILPOINTS: z.string().optional(),
 });
 
 /**
@@ -39,5 +40,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     heartbeatMs: e.IDEM_HEARTBEAT_MS,
     logLevel: e.LOG_LEVEL,
     sourceDir: e.IDEM_SOURCE_DIR,
+    failpoints: e.IDEM_FAILPOINTS,
   });
 }

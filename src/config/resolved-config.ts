@@ -18,4 +18,6 @@ export interface ResolvedConfig {
   readonly logLevel: string;
   /** `IDEM_SOURCE_DIR`: overrides every pipeline's source directory. @defaultValue undefined */
   readonly sourceDir: string | undefined;
+  /** `IDEM_FAILPOINTS`: fault injection for tests, see `Failpoints`. @defaultValue undefined */
+  readonly failpoints: string | undefined;
 }

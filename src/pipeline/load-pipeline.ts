@@ -25,7 +25,13 @@ export async function loadPipeline(projectDir: string, name: string): Promise<Pi
     throw new UsageError(`unknown pipeline "${name}"; known pipelines: ${known.length ? known.join(', ') : '(none in pipelines/)'}`);
   }
   const file = path.join(projectDir, 'pipelines', `${name}.ts`);
-  const module = await importProjectModule(projectDir, file);
+  let module: Record<string, unknown>;
+  try {
+    module = await importProjectModule(projectDir, file);
+  } catch (error) {
+    // definePipeline validates at import time: its TypeError is a configuration error.
+    throw new UsageError(`pipelines/${name}.ts: ${(error as Error).message}`);
+  }
   const pipeline = module.pipeline as PipelineDefinition | undefined;
   if (!pipeline || typeof pipeline !== 'object' || pipeline.name !== name) {
     throw new UsageError(`pipelines/${name}.ts must export \`pipeline = definePipeline({ name: '${name}', … })\``);

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
+import type { Failpoints } from './failpoints.ts';
 
 /** What every command works with: the resolved settings, the open database and the logger. */
 export interface RunContext {
@@ -9,4 +10,6 @@ export interface RunContext {
   readonly logger: Logger;
   /** The clock; injected in tests. @defaultValue () => new Date() */
   readonly now?: () => Date;
+  /** Fault injection for tests. @defaultValue none */
+  readonly failpoints?: Failpoints;
 }

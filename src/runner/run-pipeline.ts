@@ -14,6 +14,7 @@ import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
 import { upsertStaged } from '../upsert/upsert-staged.ts';
+import type { FailpointName } from './failpoints.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunOutcome, RunResult } from './run-result.ts';
@@ -39,28 +40,30 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
   const { pipeline, runKey } = request;
   let log = ctx.logger.child({ pipeline: pipeline.name, runKey: runKey.value });
   const counts: Counts = {};
-  const finish = (outcome: RunOutcome, exitCode: number, error?: Error): RunResult => {
+  const finish = (outcome: RunOutcome, exitCode: number, error?: Error, message = `run ${outcome}`): RunResult => {
     const durationMs = Math.round(performance.now() - startedAt);
     const summary = { stage: 'summary', outcome, exitCode, durationMs, counts };
-    if (error) log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
-    else log.info(summary, `run ${outcome}`);
+    if (outcome === 'lock-held') log.warn(summary, error!.message);
+    else if (error) log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
+    else log.info(summary, message);
     return { outcome, exitCode, runKey: runKey.value, counts, durationMs, ...(error ? { error } : {}) };
   };
   const alreadyCompleted = async (): Promise<boolean> =>
     !request.force && (await findJobRun(db, pipeline.name, runKey.value))?.status === 'completed';
 
   try {
-    if (await alreadyCompleted()) return finish('noop', 0);
+    if (await alreadyCompleted()) return finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
     const sourceFile = resolveSourceFile(config, pipeline, runKey);
     if (runKey.kind === 'date' && pipeline.source.missing === 'skip' && !existsSync(sourceFile)) {
       counts.extract = { skipped: `no source file ${sourceFile}` };
-      return finish('skipped', 0);
+      return finish('skipped', 0, undefined, `no source file for ${runKey.value}; skipped (the pipeline declares missing: 'skip')`);
     }
 
     const lockName = appLockName(pipeline.name);
     const attempt = await db.adapter.tryAcquireAppLock(db.knex, {
       name: lockName,
-      owner: `run ${runKey.value} on ${hostname()} pid ${process.pid}`,
+      // Host and pid first: PostgreSQL keeps only 63 bytes of it.
+      owner: `pid ${process.pid} on ${hostname()}, run ${runKey.value}`,
       leaseMs: config.lockLeaseMs,
     });
     if (!attempt.acquired) return finish('lock-held', 75, new LockHeldError(lockName, attempt.holder));
@@ -69,7 +72,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
     let jobRunId: number | undefined;
     try {
       // Checked again under the lock: another run may have completed the key meanwhile.
-      if (await alreadyCompleted()) return finish('noop', 0);
+      if (await alreadyCompleted()) return finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
       const jobRun = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
       jobRunId = jobRun.id;
       log = log.child({ attempt: jobRun.attempts });
@@ -79,6 +82,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
       heartbeat.unref();
 
       await runStages(ctx, request, { lock, log, counts, sourceFile, now });
+      await ctx.failpoints?.hit('before-complete');
 
       await lock.assertHeld();
       await finishJobRun(db, jobRun.id, { status: 'completed', counts, now: now() });
@@ -107,12 +111,14 @@ async function runStages(
   run: { lock: AppLock; log: Logger; counts: Counts; sourceFile: string; now: () => string },
 ): Promise<void> {
   const { db } = ctx;
+  const hit = (name: FailpointName): Promise<void> => ctx.failpoints?.hit(name) ?? Promise.resolve();
   const { pipeline, runKey } = request;
   const { lock, log, counts, sourceFile } = run;
   if (!existsSync(sourceFile)) throw new SourceError(sourceFile, undefined, 'source file not found');
 
   let started = performance.now();
   const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
+  await hit('before-stage');
   await lock.assertHeld();
   await quarantine.clear();
   let rows = 0;
@@ -124,24 +130,26 @@ async function runStages(
   }
   const quarantineRow = quarantine.add.bind(quarantine);
   const records = pipeline.toRecords(counted(readCsvRows(sourceFile, pipeline.source, quarantineRow)));
-  const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceFile, quarantine: quarantineRow });
+  const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceFile, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
   await quarantine.flush();
   counts.extract = { file: sourceFile, rows, quarantined: quarantine.count };
   log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined`);
 
-  const removed = await applyDuplicateKeyRule(db, pipeline);
-  const staged = loaded - removed;
-  counts.stage = { records: loaded, duplicatesRemoved: removed, staged, ms: Math.round(performance.now() - started) };
-  log.info({ stage: 'stage', ...counts.stage }, `staged ${staged} records`);
   if (quarantine.count > 0 && pipeline.source.invalidRows === 'fail') {
     const first = quarantine.first!;
     throw new QuarantineError(quarantine.count, `${first.source}:${first.line ?? '?'}: ${first.reason}`);
   }
+  const removed = await applyDuplicateKeyRule(db, pipeline);
+  const staged = loaded - removed;
+  counts.stage = { records: loaded, duplicatesRemoved: removed, staged, ms: Math.round(performance.now() - started) };
+  log.info({ stage: 'stage', ...counts.stage }, `staged ${staged} records`);
+  await hit('after-stage');
 
   started = performance.now();
   await lock.assertHeld();
-  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now() });
+  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit: () => hit('mid-upsert') });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
   await db.knex(pipeline.tables.staging).delete();
+  await hit('after-upsert');
 }

@@ -8,8 +8,8 @@ import type { ZodType } from 'zod';
 export interface CsvSource<Row> {
   readonly kind: 'csv';
   /**
-   * Directory that holds the dated files, relative to the project directory. `--source-dir`
-   * (or `IDEM_SOURCE_DIR`) overrides it.
+   * Directory that holds the dated files, relative to the project directory. `IDEM_SOURCE_DIR`
+   * overrides it.
    */
   readonly directory: string;
   /** The file name for a business date (`YYYY-MM-DD`), for example `d => \`${d}.csv\``. */

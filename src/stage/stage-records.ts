@@ -16,6 +16,8 @@ export interface StageOptions {
   /** The source, for quarantine entries of records whose values break their column's rule. */
   readonly source: string;
   readonly quarantine: (row: QuarantinedRow) => Promise<void>;
+  /** Called after each batch is loaded (progress, fault injection). */
+  readonly afterBatch?: (stagedSoFar: number) => Promise<void>;
 }
 
 /**
@@ -60,6 +62,7 @@ export async function stageRecords(
       if (batch.length >= batchRows) {
         yield batch;
         batch = [];
+        await options.afterBatch?.(seq);
       }
     }
     if (batch.length > 0) yield batch;

@@ -16,7 +16,7 @@ export interface UpsertResult extends UpsertCounts {
 export async function upsertStaged(
   db: Database,
   pipeline: PipelineDefinition,
-  args: { runKey: string; staged: number; nowIso: string },
+  args: { runKey: string; staged: number; nowIso: string; beforeCommit?: () => Promise<void> },
 ): Promise<UpsertResult> {
   const plan = {
     staging: pipeline.tables.staging,
@@ -25,6 +25,10 @@ export async function upsertStaged(
     runKey: args.runKey,
     now: db.adapter.toDriverValue(column.instant(), args.nowIso),
   };
-  const counts = await db.knex.transaction((trx) => db.adapter.upsert(trx, plan));
+  const counts = await db.knex.transaction(async (trx) => {
+    const result = await db.adapter.upsert(trx, plan);
+    await args.beforeCommit?.();
+    return result;
+  });
   return { ...counts, unchanged: args.staged - counts.inserted - counts.updated };
 }

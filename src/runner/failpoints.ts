@@ -1,0 +1,37 @@
+import { UsageError } from '../errors/usage-error.ts';
+
+/** The places in a run where a failpoint can fire, in run order. */
+export const FAILPOINT_NAMES = ['before-stage', 'mid-stage', 'after-stage', 'mid-upsert', 'after-upsert', 'before-complete'] as const;
+export type FailpointName = (typeof FAILPOINT_NAMES)[number];
+
+type Action = { kind: 'kill' } | { kind: 'sleep'; ms: number } | { kind: 'fail' };
+
+/**
+ * Fault injection for crash and overlap tests (the "failpoint" pattern of etcd's gofail and
+ * FreeBSD's fail(9)), set with `IDEM_FAILPOINTS="mid-stage=kill,after-stage=sleep:3000"`:
+ * `kill` SIGKILLs the process on the spot (a crash, nothing cleaned up), `sleep:<ms>` pauses,
+ * `fail` throws. Unset, every `hit` is a no-op.
+ */
+export class Failpoints {
+  readonly #actions = new Map<FailpointName, Action>();
+
+  /** @throws UsageError for an unknown point or action. */
+  constructor(spec: string | undefined) {
+    for (const item of (spec ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+      const [name, action = ''] = item.split('=') as [FailpointName, string?];
+      if (!FAILPOINT_NAMES.includes(name)) throw new UsageError(`IDEM_FAILPOINTS names an unknown point "${name}" (known: ${FAILPOINT_NAMES.join(', ')})`);
+      const sleep = /^sleep:(\d+)$/.exec(action);
+      if (sleep) this.#actions.set(name, { kind: 'sleep', ms: Number(sleep[1]) });
+      else if (action === 'kill' || action === 'fail') this.#actions.set(name, { kind: action });
+      else throw new UsageError(`IDEM_FAILPOINTS action for ${name} must be kill, fail or sleep:<ms> (got "${action}")`);
+    }
+  }
+
+  async hit(name: FailpointName): Promise<void> {
+    const action = this.#actions.get(name);
+    if (!action) return;
+    if (action.kind === 'kill') process.kill(process.pid, 'SIGKILL');
+    if (action.kind === 'fail') throw new Error(`failpoint ${name} fired`);
+    if (action.kind === 'sleep') await new Promise((resolve) => setTimeout(resolve, action.ms));
+  }
+}

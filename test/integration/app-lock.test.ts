@@ -1,0 +1,73 @@
+import knexFactory from 'knex';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import type { AppLock } from '../../src/dialect/app-lock.ts';
+import { LockLostError } from '../../src/errors/lock-lost-error.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { openMigratedDatabase, openTestDatabase } from '../helpers/test-db.ts';
+
+const request = (owner: string, leaseMs = 60_000) => ({ name: 'idem:test-lock', owner, leaseMs });
+
+describe.each(DIALECTS)('%s: the app lock', (dialect) => {
+  let testDb: TestDatabase;
+  let a: Database;
+  let b: Database;
+  const held: AppLock[] = [];
+
+  beforeEach(async (context) => {
+    testDb = await createTestDatabase(dialect, context.task.name);
+    a = await openMigratedDatabase(testDb.url);
+    b = openTestDatabase(testDb.url);
+  });
+
+  afterEach(async () => {
+    for (const lock of held.splice(0)) await lock.release();
+    await a.close();
+    await b.close();
+    await testDb.drop();
+  });
+
+  async function take(db: Database, owner: string, leaseMs?: number): Promise<AppLock> {
+    const attempt = await db.adapter.tryAcquireAppLock(db.knex, request(owner, leaseMs));
+    if (!attempt.acquired) throw new Error(`expected to acquire, held by ${attempt.holder}`);
+    held.push(attempt.lock);
+    return attempt.lock;
+  }
+
+  it('is exclusive across connections, names its holder, and is free again after release', async () => {
+    const lock = await take(a, 'run A');
+    const second = await b.adapter.tryAcquireAppLock(b.knex, request('run B'));
+    expect(second.acquired).toBe(false);
+    expect(!second.acquired && second.holder).toContain('run A');
+    // The holder may ask again from its own pool: locks are never taken through the pool.
+    expect((await a.adapter.tryAcquireAppLock(a.knex, request('run A again'))).acquired).toBe(false);
+    await lock.assertHeld();
+    await lock.release();
+    await lock.release();
+    await take(b, 'run B');
+  });
+
+  // Dialect-specific release paths: defined only where they apply.
+  if (dialect === 'sqlite') it('a lease nobody renews expires, and the old holder then knows it lost the lock', async () => {
+    const lock = await take(a, 'run A', 300);
+    // A crashed holder stops renewing; simulate by stopping the timer without deleting the row.
+    await a.knex('app_locks').update({ expires_at: Date.now() - 1 });
+    await take(b, 'run B', 60_000);
+    await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
+  });
+
+  if (dialect === 'postgres') it('is released at once when its session dies, and the holder notices before its next step', async () => {
+    const lock = await take(a, 'run A');
+    const admin = knexFactory({ client: 'pg', connection: testDb.url, pool: { min: 0, max: 1 } });
+    try {
+      const killed = await admin.raw(
+        "select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name like 'idem run A%'",
+      );
+      expect(killed.rows).toEqual([{ ok: true }]);
+    } finally {
+      await admin.destroy();
+    }
+    await take(b, 'run B');
+    await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
+  });
+});

@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { readInvoices } from '../helpers/read-target.ts';
+import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { openTestDatabase } from '../helpers/test-db.ts';
+
+describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
+  const sqlite = { DATABASE_URL: 'sqlite:/nonexistent-dir-never-opened/x.sqlite3' };
+
+  it('names the missing --date flag', async () => {
+    const result = await runCli(['run', 'online-retail-invoices'], sqlite);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('missing required flag --date (expected YYYY-MM-DD) or --file PATH');
+  });
+
+  it.each(['2026-02-30', '20261001', '2026-13-01', 'yesterday!'])('rejects the date %s, naming it', async (date) => {
+    const result = await runCli(['run', 'online-retail-invoices', '--date', date], sqlite);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--date must be a calendar date written YYYY-MM-DD (got "${date}")`);
+  });
+
+  it('lists the known pipelines for an unknown one', async () => {
+    const result = await runCli(['run', 'no-such-pipeline', '--date', '2010-12-01'], sqlite);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown pipeline "no-such-pipeline"; known pipelines: online-retail-invoices');
+  });
+
+  it('rejects an unknown flag and an unknown command', async () => {
+    expect((await runCli(['run', 'online-retail-invoices', '--dat', '2010-12-01'], sqlite)).code).toBe(2);
+    expect((await runCli(['frobnicate'], sqlite)).code).toBe(2);
+  });
+
+  it('rejects --date with --file, a missing --file and a bad DATABASE_URL', async () => {
+    const both = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01', '--file', 'x.csv'], sqlite);
+    expect([both.code, both.stderr]).toEqual([2, 'idem: use either --date or --file, not both\n']);
+    const missing = await runCli(['run', 'online-retail-invoices', '--file', 'no/such.csv'], sqlite);
+    expect([missing.code, missing.stderr]).toEqual([2, 'idem: --file does not exist (got "no/such.csv")\n']);
+    const url = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { DATABASE_URL: 'oracle://x' });
+    expect(url.code).toBe(2);
+    expect(url.stderr).toContain('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
+  });
+
+  it('lists the pipelines found', async () => {
+    const result = await runCli(['pipelines']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('online-retail-invoices\tEurope/London\t');
+  });
+});
+
+describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let env: Record<string, string>;
+
+  beforeEach(async (context) => {
+    testDb = await createTestDatabase(dialect, context.task.name);
+    env = { DATABASE_URL: testDb.url, IDEM_LOCK_LEASE_MS: '1500' };
+    db = openTestDatabase(testDb.url);
+  });
+
+  afterEach(async () => {
+    await db.close();
+    await testDb.drop();
+  });
+
+  it('refuses an unmigrated database and names idem migrate', async () => {
+    const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/the database is not migrated \(2 pending: .*\); run `idem migrate` first/);
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    const again = await runCli(['migrate'], env);
+    expect(again.code).toBe(0);
+    expect(again.logs.at(-1)).toMatchObject({ applied: [], msg: 'already up to date' });
+  });
+
+  it('lets one of two processes started together run; the other exits 75 within a second, naming the holder', async () => {
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    // Both pause after staging while they hold the lock, so the loser always meets a held lock.
+    const slow = { ...env, IDEM_FAILPOINTS: 'after-stage=sleep:3000' };
+    const [a, b] = await Promise.all([
+      startCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], slow).done,
+      startCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], slow).done,
+    ]);
+    const [winner, loser] = a.code === 0 ? [a, b] : [b, a];
+    expect(winner.code).toBe(0);
+    expect(summaryOf(winner).outcome).toBe('completed');
+    expect(loser.code).toBe(75);
+    const held = summaryOf(loser);
+    expect(held).toMatchObject({ outcome: 'lock-held', exitCode: 75, level: 40 });
+    expect(held.msg).toMatch(/app lock "idem:online-retail-invoices" is held by .*pid \d+ on .*, run 2010-12-01/);
+    // Within a second of its own start-up; the winner was still working for 3 s more.
+    expect(held.durationMs).toBeLessThan(1000);
+    expect(await db.knex('job_runs')).toHaveLength(1);
+  });
+
+  it('a run killed with SIGKILL mid-stage leaves no lock behind; the rerun ends with a clean run’s rows', async () => {
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    const killed = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01', '--batch-rows', '40'], {
+      ...env,
+      IDEM_FAILPOINTS: 'mid-stage=kill',
+    });
+    expect(killed.signal).toBe('SIGKILL');
+    // SQLite commits each batch; PostgreSQL's COPY is one statement, so a kill inside it leaves none.
+    expect(Number((await db.knex('stg_online_retail_invoices').count({ n: '*' }))[0]!.n)).toBe(dialect === 'sqlite' ? 40 : 0);
+    expect(await db.knex('job_runs').first()).toMatchObject({ status: 'started', attempts: 1 });
+
+    // PostgreSQL frees the lock with the session; SQLite once the 1.5 s lease expires.
+    let rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
+    for (let tries = 0; rerun.code === 75 && tries < 10; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
+    }
+    if (dialect === 'postgres') expect(summaryOf(rerun).outcome).toBe('completed');
+    expect(rerun.code).toBe(0);
+    expect(summaryOf(rerun).counts.stage).toMatchObject({ records: 143, staged: 143 });
+    expect(summaryOf(rerun).counts.upsert).toMatchObject({ inserted: 143, updated: 0, unchanged: 0 });
+    expect(await db.knex('job_runs').first()).toMatchObject({ status: 'completed', attempts: 2 });
+    expect(Number((await db.knex('stg_online_retail_invoices').count({ n: '*' }))[0]!.n)).toBe(0);
+
+    const clean = await createTestDatabase(dialect, 'clean run');
+    try {
+      const cleanEnv = { DATABASE_URL: clean.url };
+      await runCli(['migrate'], cleanEnv);
+      expect((await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], cleanEnv)).code).toBe(0);
+      const cleanDb = openTestDatabase(clean.url);
+      expect(await readInvoices(db, { stamps: false })).toEqual(await readInvoices(cleanDb, { stamps: false }));
+      await cleanDb.close();
+    } finally {
+      await clean.drop();
+    }
+  });
+
+  it.each(['mid-upsert', 'after-upsert', 'before-complete'] as const)('a crash at %s is finished by a plain rerun', async (point) => {
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+    const killed = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...env, IDEM_FAILPOINTS: `${point}=kill` });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(await readInvoices(db)).toHaveLength(point === 'mid-upsert' ? 0 : 143);
+    let rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
+    for (let tries = 0; rerun.code === 75 && tries < 10; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
+    }
+    expect(rerun.code).toBe(0);
+    expect(summaryOf(rerun).counts.upsert).toMatchObject(
+      point === 'mid-upsert' ? { inserted: 143, updated: 0 } : { inserted: 0, updated: 0, unchanged: 143 },
+    );
+    expect(await readInvoices(db)).toHaveLength(143);
+    expect(await db.knex('job_runs').first()).toMatchObject({ status: 'completed', attempts: 2 });
+  });
+});

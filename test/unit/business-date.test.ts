@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors/usage-error.ts';
+import { redactUrl } from '../../src/config/redact-url.ts';
+import { parseBusinessDate } from '../../src/runs/business-date.ts';
+import { csvLine } from '../../src/dialect/csv-line.ts';
+import { Failpoints } from '../../src/runner/failpoints.ts';
+
+describe('small pure pieces', () => {
+  it('parseBusinessDate accepts real calendar dates only', () => {
+    expect(parseBusinessDate('2012-02-29')).toBe('2012-02-29');
+    for (const bad of ['2011-02-29', '2026-02-30', '20261001', '2026-1-01', ' 2026-01-01']) {
+      expect(() => parseBusinessDate(bad)).toThrow(UsageError);
+    }
+  });
+
+  it('redactUrl hides passwords', () => {
+    expect(redactUrl('postgres://app:s3cr3t@db:5432/etl')).toBe('postgres://app:***@db:5432/etl');
+    expect(redactUrl('postgres://app@db/etl')).toBe('postgres://app@db/etl');
+    expect(redactUrl('sqlite:var/idem.sqlite3')).toBe('sqlite:var/idem.sqlite3');
+  });
+
+  it('csvLine keeps NULL and the empty string apart and doubles quotes', () => {
+    expect(csvLine([1, null, '', 'a,"b"', true])).toBe('1,,"","a,""b""",true\n');
+  });
+
+  it('Failpoints rejects unknown points and actions', () => {
+    expect(() => new Failpoints('mid-stage=kill,after-stage=sleep:10')).not.toThrow();
+    expect(() => new Failpoints('mid-nowhere=kill')).toThrow('IDEM_FAILPOINTS names an unknown point "mid-nowhere"');
+    expect(() => new Failpoints('mid-stage=explode')).toThrow('must be kill, fail or sleep:<ms> (got "explode")');
+  });
+});
