@@ -1,7 +1,7 @@
 import { Big } from 'big.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { column, csvSource, definePipeline, groupRows, type PipelineRecord, type SourceRow } from 'idem';
+import { column, csvSource, definePipeline, groupRows, type DestinationDefinition, type PipelineRecord, type PostedRow, type SourceRow } from 'idem';
 
 /** The shop's local time zone: the files' times and the business date are Europe/London. */
 const TIME_ZONE = 'Europe/London';
@@ -54,9 +54,41 @@ async function* invoices(rows: AsyncIterable<SourceRow<InvoiceLine>>): AsyncGene
 }
 
 /**
+ * The accounting API (the project's sandbox in development, demo and tests): each invoice, and
+ * each credit note as a credit note, is created with `POST /invoices`. The body carries the
+ * content version, so a changed invoice is a new remote version and check-before-create can
+ * tell versions apart.
+ */
+const accounting: DestinationDefinition = {
+  name: 'sandbox-accounting',
+  strategy: 'idempotency-key',
+  request: (row: PostedRow) => ({
+    method: 'POST',
+    path: '/invoices',
+    body: {
+      reference: row.sourceReference,
+      type: row.values.document_type,
+      version: row.version,
+      customer_id: row.values.customer_id,
+      country: row.values.country,
+      issued_at: row.values.invoiced_at,
+      currency: 'GBP',
+      total: row.values.total,
+      lines: row.values.lines,
+    },
+  }),
+  remoteReference: (body) => (body as { id: string }).id,
+  lookup: {
+    path: (row) => `/invoices?reference=${encodeURIComponent(row.sourceReference)}`,
+    find: (body, row) => (body as { data: { id: string; version?: string }[] }).data.find((r) => r.version === row.version)?.id,
+  },
+  http: { concurrency: 16, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000 },
+};
+
+/**
  * The example pipeline: a day of the UCI "Online Retail" shop (one CSV per business date) into
  * one `online_retail_invoices` row per invoice number. A number starting with `C` is a credit note.
- * A broken line fails the run (after quarantining every bad line of the file): an invoice with a
+ * New and changed invoices are posted to the accounting API. A broken line fails the run (after quarantining every bad line of the file): an invoice with a
  * line missing would carry a wrong total.
  */
 export const pipeline = definePipeline({
@@ -84,4 +116,5 @@ export const pipeline = definePipeline({
     lines: column.json(),
   },
   duplicateKeys: 'error',
+  destinations: [accounting],
 });

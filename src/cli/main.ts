@@ -12,6 +12,9 @@ import { assertMigrated, migrateLatest } from '../migration/migrator.ts';
 import { listPipelineNames, loadPipeline } from '../pipeline/load-pipeline.ts';
 import { Failpoints } from '../runner/failpoints.ts';
 import { runPipeline } from '../runner/run-pipeline.ts';
+import type { LedgerItem } from '../post/ledger-item.ts';
+import { selectItemsNeedingOperator } from '../post/ledger-queries.ts';
+import { markReviewItemPosted, retryReviewItem } from '../post/resolve-review-item.ts';
 import { parseBusinessDate } from '../runs/business-date.ts';
 import { dateRunKey, fileRunKey, type RunKey } from '../runs/run-key.ts';
 
@@ -24,8 +27,7 @@ interface Session {
   db: Database;
 }
 
-async function openSession(): Promise<Session> {
-  const config = loadConfig();
+async function openSession(config: ResolvedConfig = loadConfig()): Promise<Session> {
   const logger = await createLogger({ level: config.logLevel });
   return { config, logger, db: openDatabase(config) };
 }
@@ -69,7 +71,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const config = loadConfig();
       const runKey = await resolveRunKey(options);
       const pipeline = await loadPipeline(config.projectDir, name);
-      const session = await openSession();
+      const session = await openSession(config);
       try {
         await assertMigrated(session.db, config.projectDir);
         const result = await runPipeline({ ...session, failpoints: new Failpoints(config.failpoints) }, {
@@ -109,6 +111,55 @@ export async function main(argv: readonly string[]): Promise<number> {
       }
     });
 
+  program
+    .command('review')
+    .description('list post ledger items in review or failed, with the commands that resolve them')
+    .argument('<pipeline>', 'pipeline name')
+    .option('--mark-posted <reference>', 'the record is at the destination: mark its item posted (needs --remote-ref)')
+    .option('--remote-ref <id>', "the destination's id of the record, with --mark-posted")
+    .option('--retry <reference>', 'the record is not at the destination: send it again on the next run')
+    .option('--destination <name>', 'which destination, when several hold the reference')
+    .action(async (name: string, options: { markPosted?: string; remoteRef?: string; retry?: string; destination?: string }) => {
+      const config = loadConfig();
+      if (!listPipelineNames(config.projectDir).includes(name)) await loadPipeline(config.projectDir, name);
+      if (options.markPosted !== undefined && options.retry !== undefined) throw new UsageError('use either --mark-posted or --retry, not both');
+      if (options.markPosted !== undefined && options.remoteRef === undefined) throw new UsageError('--mark-posted needs --remote-ref <id>');
+      const session = await openSession(config);
+      try {
+        await assertMigrated(session.db, config.projectDir);
+        const ref = { jobName: name, ...(options.destination ? { destination: options.destination } : {}), nowIso: new Date().toISOString() };
+        if (options.markPosted !== undefined) {
+          const { item, runCompleted } = await markReviewItemPosted(session.db, { ...ref, reference: options.markPosted, remoteReference: options.remoteRef! });
+          process.stdout.write(`${item.sourceReference} marked posted at ${item.destination} as ${options.remoteRef}${runCompleted ? `; run ${item.runKey} is now completed` : ''}\n`);
+        } else if (options.retry !== undefined) {
+          const item = await retryReviewItem(session.db, { ...ref, reference: options.retry });
+          process.stdout.write(`${item.sourceReference} will be sent again; now run: idem run ${name} ${runKeyFlag(item.runKey)}\n`);
+        } else {
+          process.stdout.write(formatReview(name, await selectItemsNeedingOperator(session.db, { jobName: name })));
+        }
+      } finally {
+        await session.db.close();
+      }
+    });
+
+  program
+    .command('sandbox-api')
+    .description('serve the sandbox accounting API (for development, the demo and tests)')
+    .option('--port <n>', 'port to listen on (0: a free one)', (v) => nonNegativeInt(v, '--port'), 0)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--latency-ms <n>', 'fixed latency before every answer', (v) => nonNegativeInt(v, '--latency-ms'), 0)
+    .option('--no-idempotency-keys', 'ignore Idempotency-Key headers (to exercise the other strategies)')
+    .action(async (options: { port: number; host: string; latencyMs: number; idempotencyKeys: boolean }) => {
+      const { startSandboxApi } = await import('../sandbox/start-sandbox-api.ts');
+      const api = await startSandboxApi({ port: options.port, host: options.host, latencyMs: options.latencyMs, idempotencyKeys: options.idempotencyKeys });
+      process.stdout.write(`sandbox accounting API listening on ${api.url}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await api.close();
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode;
@@ -123,6 +174,34 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`idem: ${(error as Error).stack ?? String(error)}\n`);
     return EXIT.failed;
   }
+}
+
+function nonNegativeInt(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number ≥ 0 (got "${value}")`);
+  return n;
+}
+
+/** The `idem run` flag that names a run key again. */
+function runKeyFlag(runKey: string): string {
+  return runKey.startsWith('file:') ? '--file <the same file>' : `--date ${runKey}`;
+}
+
+function formatReview(pipeline: string, items: readonly LedgerItem[]): string {
+  if (items.length === 0) return `${pipeline}: no items in review or failed\n`;
+  const header = ['destination', 'reference', 'status', 'attempts', 'run key', 'last error'];
+  const rows = items.map((i) => [i.destination, i.sourceReference, i.failureKind ? `${i.status} (${i.failureKind})` : i.status, String(i.attempts), i.runKey, (i.lastError ?? '').slice(0, 80)]);
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
+  return [
+    line(header),
+    ...rows.map(line),
+    '',
+    'To resolve an item, check the destination for its reference, then:',
+    `  it is there:      idem review ${pipeline} --mark-posted <reference> --remote-ref <its id there>`,
+    `  it is not there:  idem review ${pipeline} --retry <reference>   then rerun its run key (idem run ${pipeline} --date <run key>)`,
+    '',
+  ].join('\n');
 }
 
 function positiveInt(value: string, flag: string): number {

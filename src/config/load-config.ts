@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors/usage-error.ts';
+import { DestinationsSettingsSchema } from '../post/destination-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
@@ -16,6 +17,24 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IDEM_SOURCE_DIR: z.string().min(1).optional(),
   IDEM_FAILPOINTS: z.string().optional(),
+  IDEM_DESTINATIONS: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === '') return {};
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+      const parsed = DestinationsSettingsSchema.safeParse(json);
+      if (parsed.success) return parsed.data;
+      const issue = parsed.error.issues[0]!;
+      ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
+      return z.NEVER;
+    }),
 });
 
 /**
@@ -29,7 +48,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    throw new UsageError(`${name} ${issue.message} (got ${JSON.stringify(env[name])})`);
+    // Never echo IDEM_DESTINATIONS: it may hold credentials.
+    const got = name === 'IDEM_DESTINATIONS' ? '' : ` (got ${JSON.stringify(env[name])})`;
+    throw new UsageError(`${name} ${issue.message}${got}`);
   }
   const e = parsed.data;
   const projectDir = path.resolve(cwd, e.IDEM_PROJECT_DIR ?? '.');
@@ -41,5 +62,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     logLevel: e.LOG_LEVEL,
     sourceDir: e.IDEM_SOURCE_DIR,
     failpoints: e.IDEM_FAILPOINTS,
+    destinations: e.IDEM_DESTINATIONS,
   });
 }

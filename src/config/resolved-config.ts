@@ -1,3 +1,5 @@
+import type { DestinationSettings } from '../post/destination-settings.ts';
+
 /** idem's settings, resolved once from the environment (and flags), validated and frozen. */
 export interface ResolvedConfig {
   /** The project directory: `pipelines/`, `migrations/`, `var/` and relative source paths live here. */
@@ -20,4 +22,9 @@ export interface ResolvedConfig {
   readonly sourceDir: string | undefined;
   /** `IDEM_FAILPOINTS`: fault injection for tests, see `Failpoints`. @defaultValue undefined */
   readonly failpoints: string | undefined;
+  /**
+   * `IDEM_DESTINATIONS`: JSON object of destination settings by name (URL, headers, overrides),
+   * see `DestinationSettingsSchema`. @defaultValue {}
+   */
+  readonly destinations: Readonly<Record<string, DestinationSettings>>;
 }

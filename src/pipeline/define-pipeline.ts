@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { POST_STRATEGIES } from '../post/post-strategy.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
@@ -19,8 +20,8 @@ const RESERVED_COLUMNS = new Set([
  * @throws TypeError naming the field and the rule it breaks.
  */
 export function definePipeline<Row>(
-  definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description'> &
-    Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description'>>,
+  definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations'> &
+    Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations'>>,
 ): PipelineDefinition<Row> {
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
     if (!ok) throw new TypeError(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
@@ -44,5 +45,12 @@ export function definePipeline<Row>(
       check(Number.isInteger(scale) && scale >= 0 && scale <= precision, `columns.${name}.scale`, 'must be 0..precision', scale);
     }
   }
-  return Object.freeze({ description: '', duplicateKeys: 'error' as const, ...definition });
+  const destinations = definition.destinations ?? [];
+  for (const [i, destination] of destinations.entries()) {
+    check(PIPELINE_NAME.test(destination.name), `destinations[${i}].name`, 'must be kebab-case, at most 63 characters', destination.name);
+    check(POST_STRATEGIES.includes(destination.strategy), `destinations[${i}].strategy`, `must be one of ${POST_STRATEGIES.join(', ')}`, destination.strategy);
+    check(destination.strategy !== 'check-before-create' || destination.lookup !== undefined, `destinations[${i}].lookup`, 'is required by check-before-create', undefined);
+  }
+  check(new Set(destinations.map((d) => d.name)).size === destinations.length, 'destinations', 'must have unique names', destinations.map((d) => d.name));
+  return Object.freeze({ description: '', duplicateKeys: 'error' as const, ...definition, destinations });
 }

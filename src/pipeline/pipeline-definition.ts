@@ -1,3 +1,4 @@
+import type { DestinationDefinition } from '../post/destination-definition.ts';
 import type { CsvSource } from '../source/csv-source.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs } from './column-type.ts';
@@ -31,4 +32,6 @@ export interface PipelineDefinition<Row = unknown> {
   readonly columns: ColumnSpecs;
   /** @defaultValue 'error' */
   readonly duplicateKeys: DuplicateKeyRule;
+  /** Where new and changed records are posted after upsert, through the post ledger. @defaultValue [] */
+  readonly destinations: readonly DestinationDefinition[];
 }

@@ -7,6 +7,9 @@ import { IdemError } from '../errors/idem-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
 import { QuarantineError } from '../errors/quarantine-error.ts';
 import { SourceError } from '../errors/source-error.ts';
+import { countLedgerItems } from '../post/ledger-queries.ts';
+import { postStage } from '../post/post-stage.ts';
+import { resolveDestination } from '../post/resolve-destination.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
 import { finishJobRun, findJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { readCsvRows } from '../source/read-csv-rows.ts';
@@ -45,6 +48,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
     const summary = { stage: 'summary', outcome, exitCode, durationMs, counts };
     if (outcome === 'lock-held') log.warn(summary, error!.message);
     else if (error) log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
+    else if (outcome === 'needs-review') log.warn(summary, message);
     else log.info(summary, message);
     return { outcome, exitCode, runKey: runKey.value, counts, durationMs, ...(error ? { error } : {}) };
   };
@@ -53,6 +57,8 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
 
   try {
     if (await alreadyCompleted()) return finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
+    // Configuration errors (a destination without a URL) stop the run before it takes the lock.
+    for (const destination of pipeline.destinations) resolveDestination(config, destination);
     const sourceFile = resolveSourceFile(config, pipeline, runKey);
     if (runKey.kind === 'date' && pipeline.source.missing === 'skip' && !existsSync(sourceFile)) {
       counts.extract = { skipped: `no source file ${sourceFile}` };
@@ -82,9 +88,22 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
       heartbeat.unref();
 
       await runStages(ctx, request, { lock, log, counts, sourceFile, now });
+      if (pipeline.destinations.length > 0) {
+        await ctx.failpoints?.hit('before-post');
+        const posted = await postStage({ db, config, now }, pipeline, { runKey: runKey.value, lock, log });
+        counts.post = Object.fromEntries(posted.map(({ destination, ...c }) => [destination, c]));
+      }
       await ctx.failpoints?.hit('before-complete');
 
+      // Completed only when every ledger item of the run key is posted.
+      const items = await countLedgerItems(db, { jobName: pipeline.name, runKey: runKey.value });
+      const open = { failed: items.failed ?? 0, review: items.review ?? 0 };
       await lock.assertHeld();
+      if (open.failed + open.review > 0) {
+        counts.ledger = open;
+        await finishJobRun(db, jobRun.id, { status: 'needs_review', counts, now: now() });
+        return finish('needs-review', 3, undefined, `run done, but ${open.failed} item(s) failed and ${open.review} are in review: see idem review ${pipeline.name}`);
+      }
       await finishJobRun(db, jobRun.id, { status: 'completed', counts, now: now() });
       return finish('completed', 0);
     } catch (caught) {

@@ -1,9 +1,9 @@
 /**
  * How one `idem run` ended, and the exit code it maps to (DESIGN.md): `completed` 0, `noop` 0
  * (the run key was already completed), `skipped` 0 (no source file and the pipeline says skip),
- * `failed` 1, `lock-held` 75.
+ * `failed` 1, `needs-review` 3 (done, but post ledger items are failed or in review), `lock-held` 75.
  */
-export type RunOutcome = 'completed' | 'noop' | 'skipped' | 'failed' | 'lock-held';
+export type RunOutcome = 'completed' | 'noop' | 'skipped' | 'failed' | 'needs-review' | 'lock-held';
 
 export interface RunResult {
   readonly outcome: RunOutcome;

@@ -1,5 +1,9 @@
-/** A `job_runs` row's status. `needs_review` is set by the post stage (issue: post ledger). */
-export type JobRunStatus = 'started' | 'completed' | 'failed';
+/**
+ * A `job_runs` row's status: `started` (an attempt is working, or crashed), `completed` (every
+ * side effect durable, every ledger item posted), `needs_review` (done, but ledger items are
+ * `failed` or in `review`: an operator acts, a rerun retries transient failures), `failed`.
+ */
+export type JobRunStatus = 'started' | 'completed' | 'needs_review' | 'failed';
 
 /** One `job_runs` row, as idem reads it. Instants are ISO UTC strings. */
 export interface JobRun {

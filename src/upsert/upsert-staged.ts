@@ -2,16 +2,20 @@ import type { Database } from '../db/database.ts';
 import type { UpsertCounts } from '../dialect/upsert-plan.ts';
 import { column } from '../pipeline/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { enqueueLedgerItems } from '../post/ledger-queries.ts';
 
 /** Counts of one upsert. `unchanged` = staged − inserted − updated. */
 export interface UpsertResult extends UpsertCounts {
   readonly unchanged: number;
+  /** Post ledger items enqueued, over all destinations. */
+  readonly enqueued: number;
 }
 
 /**
  * Merges the staged run into the target in one transaction with set-based SQL (the dialect's
  * UPDATE-where-changed, then INSERT-where-missing). Unchanged rows are not touched, so their
- * `updated_at` does not move.
+ * `updated_at` does not move. In the same transaction every new content version is enqueued in
+ * the post ledger for each destination, so no crash can separate a change from its post.
  */
 export async function upsertStaged(
   db: Database,
@@ -27,8 +31,15 @@ export async function upsertStaged(
   };
   const counts = await db.knex.transaction(async (trx) => {
     const result = await db.adapter.upsert(trx, plan);
+    let enqueued = 0;
+    for (const destination of pipeline.destinations) {
+      enqueued += await enqueueLedgerItems(
+        { knex: trx, adapter: db.adapter },
+        { jobName: pipeline.name, destination: destination.name, staging: pipeline.tables.staging, runKey: args.runKey, nowIso: args.nowIso },
+      );
+    }
     await args.beforeCommit?.();
-    return result;
+    return { ...result, enqueued };
   });
   return { ...counts, unchanged: args.staged - counts.inserted - counts.updated };
 }

@@ -57,3 +57,16 @@ export function summaryOf(result: CliResult): Record<string, any> {
   if (!summary) throw new Error(`no summary line; exit ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
   return summary as Record<string, any>;
 }
+
+/**
+ * Runs the CLI, and again every 300 ms while it exits 75: after a SIGKILL on SQLite the app lock
+ * is free only once the dead run's lease expires (tests set `IDEM_LOCK_LEASE_MS` low).
+ */
+export async function runCliWhenUnlocked(args: readonly string[], env: Record<string, string | undefined>, maxTries = 20): Promise<CliResult> {
+  let result = await runCli(args, env);
+  for (let tries = 1; result.code === 75 && tries < maxTries; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    result = await runCli(args, env);
+  }
+  return result;
+}

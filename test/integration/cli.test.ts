@@ -2,8 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
 import { readInvoices } from '../helpers/read-target.ts';
-import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { runCli, runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
+import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
 describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
   const sqlite = { DATABASE_URL: 'sqlite:/nonexistent-dir-never-opened/x.sqlite3' };
@@ -52,22 +54,25 @@ describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let env: Record<string, string>;
+  let sandbox: SandboxApi;
 
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
-    env = { DATABASE_URL: testDb.url, IDEM_LOCK_LEASE_MS: '1500' };
+    sandbox = await startSandbox();
+    env = { DATABASE_URL: testDb.url, IDEM_LOCK_LEASE_MS: '1500', IDEM_DESTINATIONS: destinationsEnv(sandbox) };
     db = openTestDatabase(testDb.url);
   });
 
   afterEach(async () => {
     await db.close();
+    await sandbox.close();
     await testDb.drop();
   });
 
   it('refuses an unmigrated database and names idem migrate', async () => {
     const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/the database is not migrated \(2 pending: .*\); run `idem migrate` first/);
+    expect(result.stderr).toMatch(/the database is not migrated \(3 pending: .*\); run `idem migrate` first/);
     expect((await runCli(['migrate'], env)).code).toBe(0);
     const again = await runCli(['migrate'], env);
     expect(again.code).toBe(0);
@@ -106,11 +111,7 @@ describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
     expect(await db.knex('job_runs').first()).toMatchObject({ status: 'started', attempts: 1 });
 
     // PostgreSQL frees the lock with the session; SQLite once the 1.5 s lease expires.
-    let rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
-    for (let tries = 0; rerun.code === 75 && tries < 10; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
-    }
+    const rerun = await runCliWhenUnlocked(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
     if (dialect === 'postgres') expect(summaryOf(rerun).outcome).toBe('completed');
     expect(rerun.code).toBe(0);
     expect(summaryOf(rerun).counts.stage).toMatchObject({ records: 143, staged: 143 });
@@ -120,7 +121,7 @@ describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
 
     const clean = await createTestDatabase(dialect, 'clean run');
     try {
-      const cleanEnv = { DATABASE_URL: clean.url };
+      const cleanEnv = { DATABASE_URL: clean.url, IDEM_DESTINATIONS: env.IDEM_DESTINATIONS };
       await runCli(['migrate'], cleanEnv);
       expect((await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], cleanEnv)).code).toBe(0);
       const cleanDb = openTestDatabase(clean.url);
@@ -136,11 +137,7 @@ describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
     const killed = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...env, IDEM_FAILPOINTS: `${point}=kill` });
     expect(killed.signal).toBe('SIGKILL');
     expect(await readInvoices(db)).toHaveLength(point === 'mid-upsert' ? 0 : 143);
-    let rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
-    for (let tries = 0; rerun.code === 75 && tries < 10; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      rerun = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
-    }
+    const rerun = await runCliWhenUnlocked(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
     expect(rerun.code).toBe(0);
     expect(summaryOf(rerun).counts.upsert).toMatchObject(
       point === 'mid-upsert' ? { inserted: 143, updated: 0 } : { inserted: 0, updated: 0, unchanged: 143 },

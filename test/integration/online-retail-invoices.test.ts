@@ -6,6 +6,8 @@ import { editedFixture, fixtureLines, writeTempSource } from '../helpers/fixture
 import { readInvoices } from '../helpers/read-target.ts';
 import { runCli, summaryOf } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
+import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
 const REFERENCE = [
   { date: '2010-12-01', lines: 3108, invoices: 143, creditNotes: 6, sum: '58635.56' },
@@ -18,10 +20,12 @@ describe.each(DIALECTS)('%s: the online-retail-invoices pipeline on real daily f
   let testDb: TestDatabase;
   let db: Database;
   let env: Record<string, string>;
+  let sandbox: SandboxApi;
 
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
-    env = { DATABASE_URL: testDb.url };
+    sandbox = await startSandbox();
+    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
     const migrated = await runCli(['migrate'], env);
     expect(migrated.code).toBe(0);
     db = openTestDatabase(testDb.url);
@@ -29,6 +33,7 @@ describe.each(DIALECTS)('%s: the online-retail-invoices pipeline on real daily f
 
   afterEach(async () => {
     await db.close();
+    await sandbox.close();
     await testDb.drop();
   });
 

@@ -1,0 +1,44 @@
+import type { HttpSettingsInput } from '../http/http-settings.ts';
+import type { PostStrategy } from './post-strategy.ts';
+
+/** A target row as the post stage hands it to a destination: canonical business values plus its key. */
+export interface PostedRow {
+  readonly sourceSystem: string;
+  readonly sourceReference: string;
+  /** The content version (`row_hash`) being posted. */
+  readonly version: string;
+  /** Business columns, canonical values (see `ColumnType`). */
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/** One HTTP request a destination asks for; `path` is appended to the destination's URL. */
+export interface DestinationRequest {
+  readonly method: 'POST' | 'PUT';
+  readonly path: string;
+  readonly body: unknown;
+}
+
+/**
+ * A third-party HTTP API that new and changed records are posted to, one request per record,
+ * through the post ledger. Its URL is deployment configuration (`IDEM_DESTINATIONS`), never code.
+ */
+export interface DestinationDefinition {
+  /** Unique within the pipeline, kebab-case; the ledger's `destination` column. */
+  readonly name: string;
+  readonly strategy: PostStrategy;
+  /** The create request for a row. It must depend on the row alone (same row → same body). */
+  readonly request: (row: PostedRow) => DestinationRequest;
+  /** The remote record's reference in a create response body (stored in the ledger). */
+  readonly remoteReference: (responseBody: unknown) => string;
+  /**
+   * `check-before-create`: the GET path that finds a row's remote record, and how to pick the
+   * record of this content version from the response. Required for that strategy; also used
+   * by reconciliation.
+   */
+  readonly lookup?: {
+    readonly path: (row: PostedRow) => string;
+    readonly find: (responseBody: unknown, row: PostedRow) => string | undefined;
+  };
+  /** Timeouts, retries and concurrency. @defaultValue `DEFAULT_HTTP_SETTINGS` */
+  readonly http?: HttpSettingsInput;
+}

@@ -1,0 +1,15 @@
+/**
+ * How a destination is kept from creating a second remote record (DESIGN.md, "Stages" 4):
+ * - `idempotency-key`: every attempt, retry and rerun sends the same `Idempotency-Key` header
+ *   (derived from the pipeline, the business key and the content version); the destination
+ *   answers a repeat with the first response. An unknown outcome is retried with the same key.
+ * - `check-before-create`: before every create, look the record up at the destination by its
+ *   reference and content version; create only when absent. An unknown outcome is retried, and
+ *   the retry looks up first.
+ * - `mark-before-send`: the ledger row becomes `sending` (committed) before the request and
+ *   `posted` after. An unknown outcome (a timeout after sending, a crash) goes to `review` and is
+ *   never resent blindly; only failures that prove nothing was done are retried.
+ */
+export type PostStrategy = 'idempotency-key' | 'check-before-create' | 'mark-before-send';
+
+export const POST_STRATEGIES: readonly PostStrategy[] = ['idempotency-key', 'check-before-create', 'mark-before-send'];

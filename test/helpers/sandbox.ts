@@ -1,0 +1,22 @@
+import { startSandboxApi, type SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
+import type { SandboxSettings } from '../../src/sandbox/sandbox-fault.ts';
+
+/** The example pipeline's destination name. */
+export const DESTINATION = 'sandbox-accounting';
+
+/** Starts the sandbox accounting API in the test process on a free loopback port. */
+export function startSandbox(settings: SandboxSettings = {}): Promise<SandboxApi> {
+  return startSandboxApi({ port: 0, ...settings });
+}
+
+/**
+ * `IDEM_DESTINATIONS` pointing the example pipeline at a sandbox, with optional overrides
+ * (strategy, http timeouts and retry settings). Retries wait little by default so tests stay fast.
+ */
+export function destinationsEnv(sandbox: SandboxApi, overrides: Record<string, unknown> = {}): string {
+  const { http = {}, ...rest } = overrides as { http?: Record<string, unknown> };
+  const { retry = {}, ...httpRest } = http as { retry?: Record<string, unknown> };
+  return JSON.stringify({
+    [DESTINATION]: { url: sandbox.url, ...rest, http: { ...httpRest, retry: { minDelayMs: 20, maxDelayMs: 200, ...retry } } },
+  });
+}
