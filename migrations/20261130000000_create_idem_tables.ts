@@ -8,11 +8,11 @@ import { column, type MigrationContext } from 'idem';
 export async function up(knex: Knex, idem: MigrationContext): Promise<void> {
   await knex.schema.createTable('job_runs', (t) => {
     t.bigIncrements('id').primary();
-    t.string('job_name', 100).notNullable();
-    t.string('run_key', 200).notNullable();
-    t.string('status', 20).notNullable();
+    idem.addColumn(t, 'job_name', column.text({ maxLength: 100 }));
+    idem.addColumn(t, 'run_key', column.text({ maxLength: 200 }));
+    idem.addColumn(t, 'status', column.text({ maxLength: 20 }));
     t.integer('attempts').notNullable().defaultTo(0);
-    t.string('triggered_by', 200).notNullable();
+    idem.addColumn(t, 'triggered_by', column.text({ maxLength: 200 }));
     idem.addColumn(t, 'started_at', column.instant());
     idem.addColumn(t, 'finished_at', column.instant({ nullable: true }));
     idem.addColumn(t, 'heartbeat_at', column.instant({ nullable: true }));
@@ -23,16 +23,17 @@ export async function up(knex: Knex, idem: MigrationContext): Promise<void> {
     t.unique(['job_name', 'run_key'], { indexName: 'job_runs_job_run_key_uq' });
   });
   await knex.schema.createTable('app_locks', (t) => {
-    t.string('name', 200).primary();
-    t.string('owner', 300).notNullable();
-    t.string('token', 64).notNullable();
+    idem.addColumn(t, 'name', column.text({ maxLength: 200 }));
+    t.primary(['name']);
+    idem.addColumn(t, 'owner', column.text({ maxLength: 300 }));
+    idem.addColumn(t, 'token', column.text({ maxLength: 64 }));
     t.bigInteger('acquired_at').notNullable();
     t.bigInteger('expires_at').notNullable();
   });
   await knex.schema.createTable('quarantine', (t) => {
     t.bigIncrements('id').primary();
-    t.string('job_name', 100).notNullable();
-    t.string('run_key', 200).notNullable();
+    idem.addColumn(t, 'job_name', column.text({ maxLength: 100 }));
+    idem.addColumn(t, 'run_key', column.text({ maxLength: 200 }));
     t.text('source').notNullable();
     t.integer('line').nullable();
     t.text('reason').notNullable();

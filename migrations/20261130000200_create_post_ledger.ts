@@ -8,17 +8,17 @@ import { column, type MigrationContext } from 'idem';
 export async function up(knex: Knex, idem: MigrationContext): Promise<void> {
   await knex.schema.createTable('post_ledger', (t) => {
     t.bigIncrements('id').primary();
-    t.string('job_name', 100).notNullable();
-    t.string('destination', 100).notNullable();
-    t.string('source_system', 200).notNullable();
-    t.string('source_reference', 200).notNullable();
-    t.string('row_hash', 64).notNullable();
-    t.string('idempotency_key', 200).notNullable();
-    t.string('run_key', 200).notNullable();
-    t.string('status', 20).notNullable();
-    t.string('failure_kind', 20).nullable();
+    idem.addColumn(t, 'job_name', column.text({ maxLength: 100 }));
+    idem.addColumn(t, 'destination', column.text({ maxLength: 100 }));
+    idem.addColumn(t, 'source_system', column.text({ maxLength: 200 }));
+    idem.addColumn(t, 'source_reference', column.text({ maxLength: 200 }));
+    idem.addColumn(t, 'row_hash', column.text({ maxLength: 64 }));
+    idem.addColumn(t, 'idempotency_key', column.text({ maxLength: 200 }));
+    idem.addColumn(t, 'run_key', column.text({ maxLength: 200 }));
+    idem.addColumn(t, 'status', column.text({ maxLength: 20 }));
+    idem.addColumn(t, 'failure_kind', column.text({ maxLength: 20, nullable: true }));
     t.integer('attempts').notNullable().defaultTo(0);
-    t.string('remote_reference', 200).nullable();
+    idem.addColumn(t, 'remote_reference', column.text({ maxLength: 200, nullable: true }));
     t.integer('last_http_status').nullable();
     t.text('last_error').nullable();
     idem.addColumn(t, 'created_at', column.instant());

@@ -29,7 +29,7 @@ interface Session {
 
 async function openSession(config: ResolvedConfig = loadConfig()): Promise<Session> {
   const logger = await createLogger({ level: config.logLevel });
-  return { config, logger, db: openDatabase(config) };
+  return { config, logger, db: await openDatabase(config) };
 }
 
 function defaultTriggeredBy(): string {

@@ -5,8 +5,8 @@ import { createDialectAdapter } from '../dialect/create-dialect-adapter.ts';
 import type { Database } from './database.ts';
 
 /** Opens the configured database (a knex pool; nothing connects until the first query). */
-export function openDatabase(config: Pick<ResolvedConfig, 'databaseUrl' | 'projectDir'>): Database {
-  const adapter = createDialectAdapter(config.databaseUrl, config.projectDir);
+export async function openDatabase(config: Pick<ResolvedConfig, 'databaseUrl' | 'projectDir'>): Promise<Database> {
+  const adapter = await createDialectAdapter(config.databaseUrl, config.projectDir);
   const knex = knexFactory(adapter.knexConfig());
   return {
     knex,

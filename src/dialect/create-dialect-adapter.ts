@@ -1,20 +1,23 @@
 import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import type { DialectAdapter } from './dialect-adapter.ts';
-import { PostgresDialect } from './postgres/postgres-dialect.ts';
-import { SqliteDialect } from './sqlite/sqlite-dialect.ts';
 
 /**
  * Picks the adapter for a database URL: `sqlite:PATH` (relative to `projectDir`; `sqlite:///abs`
- * also works), `postgres://…` / `postgresql://…`.
+ * also works), `postgres://…` / `postgresql://…`. Adapters load lazily, so a run never pays for
+ * the drivers of dialects it does not use.
  * @throws UsageError for any other scheme.
  */
-export function createDialectAdapter(databaseUrl: string, projectDir: string): DialectAdapter {
+export async function createDialectAdapter(databaseUrl: string, projectDir: string): Promise<DialectAdapter> {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
     if (!file) throw new UsageError('DATABASE_URL sqlite: needs a file path (got "sqlite:")');
+    const { SqliteDialect } = await import('./sqlite/sqlite-dialect.ts');
     return new SqliteDialect(path.resolve(projectDir, file));
   }
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return new PostgresDialect(databaseUrl);
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    const { PostgresDialect } = await import('./postgres/postgres-dialect.ts');
+    return new PostgresDialect(databaseUrl);
+  }
   throw new UsageError(`DATABASE_URL has an unknown scheme (got "${databaseUrl.split(':')[0]}:"); use sqlite:, postgres:// or postgresql://`);
 }

@@ -3,8 +3,10 @@ import { column } from '../pipeline/column-type.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import type { MigrationContext } from './migration-context.ts';
 
-/** Length of business-key columns: long enough for any reference, short enough for every unique index. */
-const KEY_LENGTH = 200;
+/** Business keys and run keys: long enough for any reference, short enough for every unique index. */
+const KEY = column.text({ maxLength: 200 });
+/** `row_hash`: SHA-256 in hex. */
+const HASH = column.text({ maxLength: 64 });
 
 /** Builds the {@link MigrationContext} for one database. */
 export function createMigrationContext(knex: Knex, adapter: DialectAdapter): MigrationContext {
@@ -14,22 +16,22 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
     async createPipelineTables({ staging, target, columns }) {
       await knex.schema.createTable(staging, (t) => {
         t.bigInteger('seq').notNullable().primary();
-        t.string('run_key', KEY_LENGTH).notNullable();
-        t.string('source_system', KEY_LENGTH).notNullable();
-        t.string('source_reference', KEY_LENGTH).notNullable();
+        addColumn(t, 'run_key', KEY);
+        addColumn(t, 'source_system', KEY);
+        addColumn(t, 'source_reference', KEY);
         t.integer('source_line').nullable();
-        t.string('row_hash', 64).notNullable();
+        addColumn(t, 'row_hash', HASH);
         for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
         t.index(['source_system', 'source_reference'], `${staging}_key_idx`);
       });
       await knex.schema.createTable(target, (t) => {
         t.bigIncrements('id').primary();
-        t.string('source_system', KEY_LENGTH).notNullable();
-        t.string('source_reference', KEY_LENGTH).notNullable();
+        addColumn(t, 'source_system', KEY);
+        addColumn(t, 'source_reference', KEY);
         for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
-        t.string('row_hash', 64).notNullable();
-        t.string('first_run_key', KEY_LENGTH).notNullable();
-        t.string('last_changed_run_key', KEY_LENGTH).notNullable();
+        addColumn(t, 'row_hash', HASH);
+        addColumn(t, 'first_run_key', KEY);
+        addColumn(t, 'last_changed_run_key', KEY);
         addColumn(t, 'created_at', column.instant());
         addColumn(t, 'updated_at', column.instant());
         t.unique(['source_system', 'source_reference'], { indexName: `${target}_key_uq` });

@@ -18,7 +18,8 @@ export function canonicalValue(name: string, spec: ColumnSpec, value: unknown): 
   if (value === null || value === undefined) return spec.nullable ? null : fail('must not be null');
   switch (spec.type) {
     case 'text':
-      return typeof value === 'string' ? value : fail('must be a string');
+      if (typeof value !== 'string') return fail('must be a string');
+      return spec.maxLength !== undefined && value.length > spec.maxLength ? fail(`must be at most ${spec.maxLength} characters`) : value;
     case 'integer':
       return Number.isSafeInteger(value) ? value : fail('must be a safe integer');
     case 'boolean':

@@ -5,7 +5,8 @@
  *
  * | type      | JS value                                  | PostgreSQL      | SQLite            |
  * |-----------|-------------------------------------------|-----------------|-------------------|
- * | text      | string                                    | text            | text              |
+ * | text      | string (compared exactly: case, trailing   | text, or        | text              |
+ * |           | spaces)                                   | varchar(n)      |                   |
  * | integer   | number (safe integer)                     | bigint          | integer           |
  * | decimal   | string with exactly `scale` decimals      | numeric(p, s)   | text (canonical)  |
  * | date      | `YYYY-MM-DD` (a calendar date, no zone)   | date            | text              |
@@ -24,11 +25,17 @@ export interface ColumnSpec {
   readonly precision?: number;
   /** decimal only: digits after the point; values are rounded to nothing, they must fit. */
   readonly scale?: number;
+  /** text only: the most characters a value may have; bounded text can be indexed. @defaultValue unbounded */
+  readonly maxLength?: number;
 }
 
 /** Builders for {@link ColumnSpec}, used in `definePipeline({ columns })`. */
 export const column = {
-  text: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'text', nullable: opts.nullable ?? false }),
+  text: (opts: { nullable?: boolean; maxLength?: number } = {}): ColumnSpec => ({
+    type: 'text',
+    nullable: opts.nullable ?? false,
+    ...(opts.maxLength === undefined ? {} : { maxLength: opts.maxLength }),
+  }),
   integer: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'integer', nullable: opts.nullable ?? false }),
   decimal: (precision: number, scale: number, opts: { nullable?: boolean } = {}): ColumnSpec => ({
     type: 'decimal',

@@ -14,7 +14,8 @@ import type { PipelineRecord } from './pipeline-record.ts';
 export type DuplicateKeyRule = 'error' | 'last-wins' | 'collapse-identical';
 
 /** A pipeline module's definition: `export const pipeline = definePipeline({ … })`. */
-export interface PipelineDefinition<Row = unknown> {
+// `any` by default: a registry of pipelines holds many row types, and `toRecords` is contravariant in it.
+export interface PipelineDefinition<Row = any> {
   /** Unique name, kebab-case; also the job name in `job_runs` and the app lock's name. */
   readonly name: string;
   /** One line for `idem pipelines`. */

@@ -1,12 +1,11 @@
-import { startSandboxApi, type SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import type { SandboxSettings } from '../../src/sandbox/sandbox-fault.ts';
+import { startSandboxApi, type SandboxApi, type SandboxApiOptions } from '../../src/sandbox/start-sandbox-api.ts';
 
 /** The example pipeline's destination name. */
 export const DESTINATION = 'sandbox-accounting';
 
 /** Starts the sandbox accounting API in the test process on a free loopback port. */
-export function startSandbox(settings: SandboxSettings = {}): Promise<SandboxApi> {
-  return startSandboxApi({ port: 0, ...settings });
+export function startSandbox(options: SandboxApiOptions = {}): Promise<SandboxApi> {
+  return startSandboxApi({ port: 0, ...options });
 }
 
 /**

@@ -17,7 +17,7 @@ describe.each(DIALECTS)('%s: the app lock', (dialect) => {
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
     a = await openMigratedDatabase(testDb.url);
-    b = openTestDatabase(testDb.url);
+    b = await openTestDatabase(testDb.url);
   });
 
   afterEach(async () => {

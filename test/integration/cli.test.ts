@@ -60,7 +60,7 @@ describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
     testDb = await createTestDatabase(dialect, context.task.name);
     sandbox = await startSandbox();
     env = { DATABASE_URL: testDb.url, IDEM_LOCK_LEASE_MS: '1500', IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    db = openTestDatabase(testDb.url);
+    db = await openTestDatabase(testDb.url);
   });
 
   afterEach(async () => {
@@ -124,7 +124,7 @@ describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
       const cleanEnv = { DATABASE_URL: clean.url, IDEM_DESTINATIONS: env.IDEM_DESTINATIONS };
       await runCli(['migrate'], cleanEnv);
       expect((await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], cleanEnv)).code).toBe(0);
-      const cleanDb = openTestDatabase(clean.url);
+      const cleanDb = await openTestDatabase(clean.url);
       expect(await readInvoices(db, { stamps: false })).toEqual(await readInvoices(cleanDb, { stamps: false }));
       await cleanDb.close();
     } finally {

@@ -28,7 +28,7 @@ describe.each(DIALECTS)('%s: the online-retail-invoices pipeline on real daily f
     env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
     const migrated = await runCli(['migrate'], env);
     expect(migrated.code).toBe(0);
-    db = openTestDatabase(testDb.url);
+    db = await openTestDatabase(testDb.url);
   });
 
   afterEach(async () => {

@@ -26,9 +26,9 @@ describe.each(DIALECTS)('%s: the post stage sends every new or changed invoice e
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
     onRequest = undefined;
-    sandbox = await startSandbox({ onRequest: (request) => onRequest?.(request) } as never);
+    sandbox = await startSandbox({ onRequest: (request) => onRequest?.(request) });
     expect((await runCli(['migrate'], { DATABASE_URL: testDb.url })).code).toBe(0);
-    db = openTestDatabase(testDb.url);
+    db = await openTestDatabase(testDb.url);
   });
 
   afterEach(async () => {

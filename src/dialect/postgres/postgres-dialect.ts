@@ -3,7 +3,7 @@ import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
-import { deleteSupersededStagingRowsAnsi } from '../delete-superseded-staging-rows-ansi.ts';
+import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
 import { postgresBulkLoad } from './postgres-bulk-load.ts';
@@ -56,8 +56,8 @@ export class PostgresDialect implements DialectAdapter {
     return postgresBulkLoad(knex, table, columns, batches);
   }
 
-  deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
-    return deleteSupersededStagingRowsAnsi(db, staging, quoteAnsiIdentifier);
+  async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
+    return (await db.raw(supersededStagingRowsSql(staging, quoteAnsiIdentifier))).rowCount as number;
   }
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {

@@ -18,7 +18,7 @@ export const POSTGRES_TYPE_PARSERS = {
 export function addPostgresColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
   const builder = (() => {
     switch (spec.type) {
-      case 'text': return table.text(name);
+      case 'text': return spec.maxLength === undefined ? table.text(name) : table.string(name, spec.maxLength);
       case 'integer': return table.bigInteger(name);
       case 'decimal': return table.decimal(name, spec.precision, spec.scale);
       case 'date': return table.date(name);

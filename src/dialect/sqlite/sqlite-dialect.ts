@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
-import { deleteSupersededStagingRowsAnsi } from '../delete-superseded-staging-rows-ansi.ts';
+import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -74,8 +74,9 @@ export class SqliteDialect implements DialectAdapter {
     return sqliteBulkLoad(knex, table, columns, batches);
   }
 
-  deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
-    return deleteSupersededStagingRowsAnsi(db, staging, quoteAnsiIdentifier);
+  async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
+    // better-sqlite3 reports a statement's row count as `changes`.
+    return ((await db.raw(supersededStagingRowsSql(staging, quoteAnsiIdentifier))) as { changes: number }).changes;
   }
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {

@@ -4,7 +4,8 @@ import type { ColumnSpec } from '../../pipeline/column-type.ts';
 /**
  * Adds a business column with a SQLite type that holds its canonical value exactly. SQLite has
  * no decimal type (knex's `decimal` is a REAL affinity that rounds), so decimals, dates and
- * instants are stored as their canonical text, which compares exactly.
+ * instants are stored as their canonical text, which compares exactly. Text compares with
+ * SQLite's default BINARY collation: exactly, case and trailing spaces included.
  */
 export function addSqliteColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
   const builder = spec.type === 'integer' || spec.type === 'boolean' ? table.integer(name) : table.text(name);

@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import { affectedRows } from '../delete-superseded-staging-rows-ansi.ts';
 import { insertMissingSql } from '../insert-missing-sql.ts';
 import { quoteAnsiIdentifier as q } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -22,5 +21,6 @@ export function sqliteUpdateChangedSql(plan: UpsertPlan): string {
 export async function sqliteUpsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
   const updated = await trx.raw(sqliteUpdateChangedSql(plan), [plan.runKey, plan.now as Knex.Value]);
   const inserted = await trx.raw(insertMissingSql(plan, q), [plan.runKey, plan.runKey, plan.now as Knex.Value, plan.now as Knex.Value]);
-  return { inserted: affectedRows(inserted), updated: affectedRows(updated) };
+  // better-sqlite3 reports a statement's row count as `changes`.
+  return { inserted: (inserted as { changes: number }).changes, updated: (updated as { changes: number }).changes };
 }
