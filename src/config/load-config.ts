@@ -10,7 +10,10 @@ const EnvSchema = z.object({
   IDEM_PROJECT_DIR: z.string().min(1).optional(),
   DATABASE_URL: z
     .string()
-    .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, 'must start with sqlite:, postgres:// or postgresql://')
+    .regex(
+      /^(sqlite:|postgres:\/\/|postgresql:\/\/|mysql:\/\/|mariadb:\/\/|mssql:\/\/|sqlserver:\/\/)/,
+      'must start with sqlite:, postgres://, postgresql://, mysql://, mariadb://, mssql:// or sqlserver://',
+    )
     .optional(),
   IDEM_LOCK_LEASE_MS: positiveMs.default(30_000),
   IDEM_HEARTBEAT_MS: positiveMs.default(10_000),

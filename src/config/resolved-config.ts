@@ -5,7 +5,8 @@ export interface ResolvedConfig {
   /** The project directory: `pipelines/`, `migrations/`, `var/` and relative source paths live here. */
   readonly projectDir: string;
   /**
-   * `DATABASE_URL`: `sqlite:PATH`, `postgres://…` or `postgresql://…`.
+   * `DATABASE_URL`: `sqlite:PATH`, `postgres://…` / `postgresql://…`, `mysql://…` / `mariadb://…`,
+   * `mssql://…` / `sqlserver://…`.
    * @defaultValue `sqlite:<projectDir>/var/idem.sqlite3` (created on first use)
    */
   readonly databaseUrl: string;

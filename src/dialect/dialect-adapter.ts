@@ -4,7 +4,7 @@ import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
 import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
 
 /** The dialects idem speaks. Only adapters and logs look at this name. */
-export type DialectName = 'postgres' | 'sqlite';
+export type DialectName = 'postgres' | 'sqlite' | 'mysql' | 'mssql';
 
 /**
  * Everything that differs between databases, behind one interface. Each dialect has a folder

@@ -3,12 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { AppLock } from '../../src/dialect/app-lock.ts';
 import { LockLostError } from '../../src/errors/lock-lost-error.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { openMigratedDatabase, openTestDatabase } from '../helpers/test-db.ts';
 
 const request = (owner: string, leaseMs = 60_000) => ({ name: 'idem:test-lock', owner, leaseMs });
 
-describe.each(DIALECTS)('%s: the app lock', (dialect) => {
+describeEachDialect('the app lock', (dialect) => {
   let testDb: TestDatabase;
   let a: Database;
   let b: Database;

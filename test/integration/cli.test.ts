@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { readInvoices } from '../helpers/read-target.ts';
 import { runCli, runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
@@ -40,7 +40,7 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
     expect([missing.code, missing.stderr]).toEqual([2, 'idem: --file does not exist (got "no/such.csv")\n']);
     const url = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { DATABASE_URL: 'oracle://x' });
     expect(url.code).toBe(2);
-    expect(url.stderr).toContain('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
+    expect(url.stderr).toContain('DATABASE_URL must start with sqlite:, postgres://, postgresql://, mysql://, mariadb://, mssql:// or sqlserver://');
   });
 
   it('lists the pipelines found', async () => {
@@ -50,7 +50,7 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
   });
 });
 
-describe.each(DIALECTS)('%s: idem run as a process', (dialect) => {
+describeEachDialect('idem run as a process', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let env: Record<string, string>;

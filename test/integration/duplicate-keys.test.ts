@@ -12,7 +12,7 @@ import type { DuplicateKeyRule } from '../../src/pipeline/pipeline-definition.ts
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { fileRunKey } from '../../src/runs/run-key.ts';
 import { csvSource } from '../../src/source/csv-source.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 import { openMigratedDatabase } from '../helpers/test-db.ts';
 
@@ -37,7 +37,7 @@ function testPipeline(rule: DuplicateKeyRule) {
   });
 }
 
-describe.each(DIALECTS)('%s: duplicate keys within one run follow the pipeline rule, for any batch size', (dialect) => {
+describeEachDialect('duplicate keys within one run follow the pipeline rule, for any batch size', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let file: string;

@@ -1,7 +1,7 @@
 import { Big } from 'big.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { editedFixture, fixtureLines, writeTempSource } from '../helpers/fixtures.ts';
 import { readInvoices } from '../helpers/read-target.ts';
 import { runCli, summaryOf } from '../helpers/run-cli.ts';
@@ -16,7 +16,7 @@ const REFERENCE = [
   { date: '2011-12-09', lines: 1632, invoices: 49, creditNotes: 5, sum: '32131.53' },
 ];
 
-describe.each(DIALECTS)('%s: the online-retail-invoices pipeline on real daily files', (dialect) => {
+describeEachDialect('the online-retail-invoices pipeline on real daily files', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let env: Record<string, string>;
