@@ -6,6 +6,28 @@ import type { ResolvedConfig } from './resolved-config.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
 
+/** A setting holding a JSON object, validated by `schema`; unset or blank is `{}`. */
+function jsonSetting<T extends z.ZodType<Record<string, unknown>>>(schema: T) {
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx): z.output<T> => {
+      if (text === undefined || text.trim() === '') return {} as z.output<T>;
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+      const parsed = schema.safeParse(json);
+      if (parsed.success) return parsed.data;
+      const issue = parsed.error.issues[0]!;
+      ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
+      return z.NEVER;
+    });
+}
+
 const EnvSchema = z.object({
   IDEM_PROJECT_DIR: z.string().min(1).optional(),
   DATABASE_URL: z
@@ -17,27 +39,13 @@ const EnvSchema = z.object({
     .optional(),
   IDEM_LOCK_LEASE_MS: positiveMs.default(30_000),
   IDEM_HEARTBEAT_MS: positiveMs.default(10_000),
+  IDEM_MSSQL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IDEM_SOURCE_DIR: z.string().min(1).optional(),
   IDEM_FAILPOINTS: z.string().optional(),
-  IDEM_DESTINATIONS: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined || text.trim() === '') return {};
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-        return z.NEVER;
-      }
-      const parsed = DestinationsSettingsSchema.safeParse(json);
-      if (parsed.success) return parsed.data;
-      const issue = parsed.error.issues[0]!;
-      ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
-      return z.NEVER;
-    }),
+  IDEM_HEARTBEATS: jsonSetting(z.record(z.string(), z.url({ protocol: /^https?$/ }))),
+  IDEM_NOW: z.iso.datetime({ offset: true }).optional(),
+  IDEM_DESTINATIONS: jsonSetting(DestinationsSettingsSchema),
 });
 
 /**
@@ -51,8 +59,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    // Never echo IDEM_DESTINATIONS: it may hold credentials.
-    const got = name === 'IDEM_DESTINATIONS' ? '' : ` (got ${JSON.stringify(env[name])})`;
+    // Never echo IDEM_DESTINATIONS or IDEM_HEARTBEATS: they may hold credentials.
+    const got = name === 'IDEM_DESTINATIONS' || name === 'IDEM_HEARTBEATS' ? '' : ` (got ${JSON.stringify(env[name])})`;
     throw new UsageError(`${name} ${issue.message}${got}`);
   }
   const e = parsed.data;
@@ -62,9 +70,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(projectDir, 'var', 'idem.sqlite3')}`,
     lockLeaseMs: e.IDEM_LOCK_LEASE_MS,
     heartbeatMs: e.IDEM_HEARTBEAT_MS,
+    mssqlRequestTimeoutMs: e.IDEM_MSSQL_REQUEST_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     sourceDir: e.IDEM_SOURCE_DIR,
     failpoints: e.IDEM_FAILPOINTS,
     destinations: e.IDEM_DESTINATIONS,
+    heartbeats: e.IDEM_HEARTBEATS,
+    now: e.IDEM_NOW === undefined ? undefined : new Date(e.IDEM_NOW),
   });
 }

@@ -17,6 +17,12 @@ export interface ResolvedConfig {
   readonly lockLeaseMs: number;
   /** `IDEM_HEARTBEAT_MS`: how often a run refreshes `job_runs.heartbeat_at`, in ms. @defaultValue 10000 */
   readonly heartbeatMs: number;
+  /**
+   * `IDEM_MSSQL_REQUEST_TIMEOUT_MS`: SQL Server only: how long a statement may wait for the
+   * server's first answer before the driver (tedious) cancels it, in ms; 0 waits forever. Logged
+   * at session start. @defaultValue 30000
+   */
+  readonly mssqlRequestTimeoutMs: number;
   /** `LOG_LEVEL`: pino level. @defaultValue 'info' */
   readonly logLevel: string;
   /** `IDEM_SOURCE_DIR`: overrides every pipeline's source directory. @defaultValue undefined */
@@ -28,4 +34,14 @@ export interface ResolvedConfig {
    * see `DestinationSettingsSchema`. @defaultValue {}
    */
   readonly destinations: Readonly<Record<string, DestinationSettings>>;
+  /**
+   * `IDEM_HEARTBEATS`: JSON object of healthchecks.io-style ping URLs by pipeline name;
+   * `--heartbeat-url` overrides it for one command. @defaultValue {}
+   */
+  readonly heartbeats: Readonly<Record<string, string>>;
+  /**
+   * `IDEM_NOW`: an ISO instant that stands in for the clock when `today`, `yesterday` and
+   * `--catch-up` are resolved (tests, and replaying a missed night by hand). @defaultValue the clock
+   */
+  readonly now: Date | undefined;
 }

@@ -15,15 +15,22 @@ export function listPipelineNames(projectDir: string): string[] {
 }
 
 /**
+ * @throws UsageError for a name with no module in `pipelines/`, listing the known ones.
+ */
+export function assertPipelineExists(projectDir: string, name: string): void {
+  const known = listPipelineNames(projectDir);
+  if (!known.includes(name)) {
+    throw new UsageError(`unknown pipeline "${name}"; known pipelines: ${known.length ? known.join(', ') : '(none in pipelines/)'}`);
+  }
+}
+
+/**
  * Loads `pipelines/<name>.ts` and returns its `pipeline` export.
  * @throws UsageError for an unknown name (listing the known ones) or a module without a
  *   `pipeline` export made by `definePipeline` with the same name.
  */
 export async function loadPipeline(projectDir: string, name: string): Promise<PipelineDefinition> {
-  const known = listPipelineNames(projectDir);
-  if (!known.includes(name)) {
-    throw new UsageError(`unknown pipeline "${name}"; known pipelines: ${known.length ? known.join(', ') : '(none in pipelines/)'}`);
-  }
+  assertPipelineExists(projectDir, name);
   const file = path.join(projectDir, 'pipelines', `${name}.ts`);
   let module: Record<string, unknown>;
   try {

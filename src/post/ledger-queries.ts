@@ -175,3 +175,14 @@ export async function selectItemsNeedingOperator(q: Queryable, args: { jobName: 
   if (args.reference !== undefined) query.where({ source_reference: args.reference });
   return ((await query) as LedgerRow[]).map(toLedgerItem);
 }
+
+/** Items in `review` and `failed` per pipeline (all pipelines, or one). */
+export async function countItemsNeedingOperator(q: Queryable, jobName?: string): Promise<Record<string, { review: number; failed: number }>> {
+  const query = q.knex(LEDGER).whereIn('status', ['review', 'failed']).select('job_name', 'status').count({ n: '*' }).groupBy('job_name', 'status');
+  if (jobName !== undefined) query.where({ job_name: jobName });
+  const out: Record<string, { review: number; failed: number }> = {};
+  for (const row of (await query) as { job_name: string; status: 'review' | 'failed'; n: number | string }[]) {
+    (out[row.job_name] ??= { review: 0, failed: 0 })[row.status] = Number(row.n);
+  }
+  return out;
+}

@@ -11,4 +11,6 @@ export interface RunRequest {
   readonly triggeredBy: string;
   /** Rows per staging batch; the outcome never depends on it. @defaultValue 2000 */
   readonly batchRows?: number;
+  /** healthchecks.io-style ping URL (`--heartbeat-url`, or `IDEM_HEARTBEATS`). @defaultValue none */
+  readonly heartbeatUrl?: string;
 }

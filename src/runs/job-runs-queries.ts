@@ -75,6 +75,27 @@ export async function finishJobRun(
   });
 }
 
+/**
+ * The run history, newest run key first within each job: every job, one job, or one run key.
+ * @param filter.limit the most rows. @defaultValue 50
+ */
+export async function listJobRuns(db: Database, filter: { jobName?: string; runKey?: string; limit?: number } = {}): Promise<JobRun[]> {
+  const query = db.knex<JobRunRow>('job_runs').orderBy([{ column: 'job_name' }, { column: 'run_key', order: 'desc' }]).limit(filter.limit ?? 50);
+  if (filter.jobName !== undefined) query.where({ job_name: filter.jobName });
+  if (filter.runKey !== undefined) query.where({ run_key: filter.runKey });
+  return ((await query) as JobRunRow[]).map((row) => toJobRun(db, row));
+}
+
+/** The newest `completed` business-date run key of a job, if any (file run keys are ignored). */
+export async function lastCompletedDate(db: Database, jobName: string): Promise<string | undefined> {
+  const row = (await db.knex('job_runs')
+    .where({ job_name: jobName, status: 'completed' })
+    .whereNot('run_key', 'like', 'file:%')
+    .max({ run_key: 'run_key' })
+    .first()) as { run_key: string | null } | undefined;
+  return row?.run_key ?? undefined;
+}
+
 /** Refreshes `heartbeat_at` of a running attempt. */
 export async function touchJobRunHeartbeat(db: Database, id: number, nowIso: string): Promise<void> {
   await db.knex('job_runs').where({ id }).update({ heartbeat_at: db.adapter.toDriverValue(INSTANT, nowIso) });

@@ -1,0 +1,20 @@
+import { loadConfig } from '../../config/load-config.ts';
+import { loadPipeline } from '../../pipeline/load-pipeline.ts';
+import { Failpoints } from '../../runner/failpoints.ts';
+import { runDates } from '../../runner/run-dates.ts';
+import { businessDatesBetween, parseBusinessDate } from '../../runs/business-date.ts';
+import { withSession } from '../session.ts';
+import { triggeredBy } from '../triggered-by.ts';
+
+/** `idem backfill PIPELINE --from D --to D`: each business date in order; returns the exit code. */
+export async function backfillCommand(name: string, options: { from: string; to: string; triggeredBy?: string; heartbeatUrl?: string }): Promise<number> {
+  const dates = businessDatesBetween(parseBusinessDate(options.from, '--from'), parseBusinessDate(options.to, '--to'));
+  const config = loadConfig();
+  const pipeline = await loadPipeline(config.projectDir, name);
+  const heartbeatUrl = options.heartbeatUrl ?? config.heartbeats[pipeline.name];
+  return withSession(
+    async (session) =>
+      (await runDates({ ...session, failpoints: new Failpoints(config.failpoints) }, { pipeline, triggeredBy: triggeredBy(options.triggeredBy), ...(heartbeatUrl ? { heartbeatUrl } : {}) }, dates)).exitCode,
+    { config },
+  );
+}

@@ -1,0 +1,15 @@
+import { loadConfig } from '../../config/load-config.ts';
+import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
+import { formatTable } from '../format-table.ts';
+
+/** `idem pipelines`: the pipeline definitions found in `pipelines/`. */
+export async function pipelinesCommand(): Promise<number> {
+  const { projectDir } = loadConfig();
+  const rows: string[][] = [];
+  for (const name of listPipelineNames(projectDir)) {
+    const pipeline = await loadPipeline(projectDir, name);
+    rows.push([name, pipeline.timeZone, pipeline.destinations.map((d) => `${d.name} (${d.strategy})`).join(', ') || '-', pipeline.description]);
+  }
+  process.stdout.write(formatTable(['pipeline', 'time zone', 'destinations', 'description'], rows));
+  return 0;
+}

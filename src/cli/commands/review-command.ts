@@ -1,0 +1,52 @@
+import { loadConfig } from '../../config/load-config.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
+import type { LedgerItem } from '../../post/ledger-item.ts';
+import { selectItemsNeedingOperator } from '../../post/ledger-queries.ts';
+import { markReviewItemPosted, retryReviewItem } from '../../post/resolve-review-item.ts';
+import { formatTable } from '../format-table.ts';
+import { withSession } from '../session.ts';
+
+/** The `idem run` flag that names a run key again. */
+function runKeyFlag(runKey: string): string {
+  return runKey.startsWith('file:') ? '--file <the same file>' : `--date ${runKey}`;
+}
+
+function formatReview(pipeline: string, items: readonly LedgerItem[]): string {
+  if (items.length === 0) return `${pipeline}: no items in review or failed\n`;
+  const rows = items.map((i) => [i.destination, i.sourceReference, i.failureKind ? `${i.status} (${i.failureKind})` : i.status, String(i.attempts), i.runKey, (i.lastError ?? '').slice(0, 80)]);
+  return (
+    formatTable(['destination', 'reference', 'status', 'attempts', 'run key', 'last error'], rows) +
+    [
+      '',
+      'To resolve an item, check the destination for its reference, then:',
+      `  it is there:      idem review ${pipeline} --mark-posted <reference> --remote-ref <its id there>`,
+      `  it is not there:  idem review ${pipeline} --retry <reference>   then rerun its run key (idem run ${pipeline} --date <run key>)`,
+      '',
+    ].join('\n')
+  );
+}
+
+/** `idem review PIPELINE [--mark-posted REF --remote-ref X | --retry REF]`. */
+export async function reviewCommand(name: string, options: { markPosted?: string; remoteRef?: string; retry?: string; destination?: string }): Promise<number> {
+  const config = loadConfig();
+  assertPipelineExists(config.projectDir, name);
+  if (options.markPosted !== undefined && options.retry !== undefined) throw new UsageError('use either --mark-posted or --retry, not both');
+  if (options.markPosted !== undefined && options.remoteRef === undefined) throw new UsageError('--mark-posted needs --remote-ref <id>');
+  return withSession(
+    async ({ db }) => {
+      const ref = { jobName: name, ...(options.destination ? { destination: options.destination } : {}), nowIso: new Date().toISOString() };
+      if (options.markPosted !== undefined) {
+        const { item, runCompleted } = await markReviewItemPosted(db, { ...ref, reference: options.markPosted, remoteReference: options.remoteRef! });
+        process.stdout.write(`${item.sourceReference} marked posted at ${item.destination} as ${options.remoteRef}${runCompleted ? `; run ${item.runKey} is now completed` : ''}\n`);
+      } else if (options.retry !== undefined) {
+        const item = await retryReviewItem(db, { ...ref, reference: options.retry });
+        process.stdout.write(`${item.sourceReference} will be sent again; now run: idem run ${name} ${runKeyFlag(item.runKey)}\n`);
+      } else {
+        process.stdout.write(formatReview(name, await selectItemsNeedingOperator(db, { jobName: name })));
+      }
+      return 0;
+    },
+    { config },
+  );
+}

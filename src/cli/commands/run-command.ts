@@ -1,0 +1,61 @@
+import { loadConfig } from '../../config/load-config.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { loadPipeline } from '../../pipeline/load-pipeline.ts';
+import { Failpoints } from '../../runner/failpoints.ts';
+import { runDates } from '../../runner/run-dates.ts';
+import { runPipeline } from '../../runner/run-pipeline.ts';
+import { businessDatesBetween, resolveBusinessDate } from '../../runs/business-date.ts';
+import { lastCompletedDate } from '../../runs/job-runs-queries.ts';
+import { dateRunKey, fileRunKey } from '../../runs/run-key.ts';
+import { DateTime } from 'luxon';
+import { withSession } from '../session.ts';
+import { triggeredBy } from '../triggered-by.ts';
+
+/** The flags of `idem run`. */
+export interface RunCommandOptions {
+  readonly date?: string;
+  readonly file?: string;
+  readonly catchUp?: boolean;
+  readonly force?: boolean;
+  readonly triggeredBy?: string;
+  readonly heartbeatUrl?: string;
+  readonly batchRows?: number;
+}
+
+/** `idem run PIPELINE --date D | --file PATH | --catch-up`: returns the exit code. */
+export async function runCommand(name: string, options: RunCommandOptions): Promise<number> {
+  const chosen = [options.date !== undefined && '--date', options.file !== undefined && '--file', options.catchUp && '--catch-up'].filter(Boolean);
+  if (chosen.length > 1) throw new UsageError(`use one of --date, --file or --catch-up (got ${chosen.join(' and ')})`);
+  if (chosen.length === 0) throw new UsageError('missing required flag --date (expected YYYY-MM-DD) or --file PATH');
+  const config = loadConfig();
+  const failpoints = new Failpoints(config.failpoints);
+  const pipeline = await loadPipeline(config.projectDir, name);
+  const now = config.now ?? new Date();
+  const runKey = options.file !== undefined ? await fileRunKey(options.file) : undefined;
+  const date = options.date === undefined ? undefined : resolveBusinessDate(options.date, pipeline.timeZone, now);
+
+  return withSession(
+    async (session) => {
+      const request = {
+        pipeline,
+        force: options.force ?? false,
+        triggeredBy: triggeredBy(options.triggeredBy),
+        ...(options.batchRows ? { batchRows: options.batchRows } : {}),
+        ...(options.heartbeatUrl ?? config.heartbeats[pipeline.name] ? { heartbeatUrl: options.heartbeatUrl ?? config.heartbeats[pipeline.name] } : {}),
+      };
+      const ctx = { ...session, failpoints };
+      if (options.catchUp) {
+        const last = await lastCompletedDate(session.db, pipeline.name);
+        if (last === undefined) throw new UsageError(`--catch-up needs a completed business date to start after; run one with --date first, or use idem backfill`);
+        const yesterday = resolveBusinessDate('yesterday', pipeline.timeZone, now);
+        const first = DateTime.fromISO(last, { zone: 'UTC' }).plus({ days: 1 }).toISODate()!;
+        const dates = first > yesterday ? [] : businessDatesBetween(first, yesterday);
+        session.logger.info({ pipeline: pipeline.name, stage: 'catch-up', lastCompleted: last, dates: dates.length, from: dates[0], to: dates.at(-1) }, dates.length ? `catching up ${dates.length} date(s) after ${last}` : `nothing to catch up: ${last} is yesterday in ${pipeline.timeZone}`);
+        return (await runDates(ctx, request, dates)).exitCode;
+      }
+      if (date !== undefined && date !== options.date) session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: date, timeZone: pipeline.timeZone }, `--date ${options.date} is ${date} in ${pipeline.timeZone}`);
+      return (await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) })).exitCode;
+    },
+    { config },
+  );
+}

@@ -1,0 +1,62 @@
+import { loadConfig } from '../../config/load-config.ts';
+import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
+import { countItemsNeedingOperator } from '../../post/ledger-queries.ts';
+import { parseBusinessDate } from '../../runs/business-date.ts';
+import { isStuck } from '../../runs/is-stuck.ts';
+import type { JobRun } from '../../runs/job-run.ts';
+import { listJobRuns } from '../../runs/job-runs-queries.ts';
+import { formatTable } from '../format-table.ts';
+import { withSession } from '../session.ts';
+
+function durationMs(run: JobRun): number | null {
+  return run.finishedAt === null ? null : Date.parse(run.finishedAt) - Date.parse(run.startedAt);
+}
+
+function summarize(counts: JobRun['counts']): string {
+  const c = (counts ?? {}) as Record<string, Record<string, unknown>>;
+  const parts: string[] = [];
+  if (c.extract?.rows !== undefined) parts.push(`rows ${c.extract.rows}`);
+  if (c.extract?.quarantined) parts.push(`quarantined ${c.extract.quarantined}`);
+  if (c.upsert) parts.push(`+${c.upsert.inserted} ~${c.upsert.updated} =${c.upsert.unchanged}`);
+  for (const [destination, post] of Object.entries((c.post ?? {}) as Record<string, Record<string, number>>)) parts.push(`${destination}: posted ${post.posted}/${post.sent}`);
+  return parts.join(', ');
+}
+
+/**
+ * `idem status [PIPELINE] [--date D] [--json]`: run history, stuck runs (`started` with no
+ * heartbeat for longer than the lock lease), and ledger items needing an operator.
+ */
+export async function statusCommand(name: string | undefined, options: { date?: string; json?: boolean; limit?: number }): Promise<number> {
+  const config = loadConfig();
+  if (name !== undefined) assertPipelineExists(config.projectDir, name);
+  const runKey = options.date === undefined ? undefined : parseBusinessDate(options.date);
+  return withSession(
+    async ({ db }) => {
+      const runs = await listJobRuns(db, { ...(name ? { jobName: name } : {}), ...(runKey ? { runKey } : {}), limit: options.limit ?? 50 });
+      const operator = await countItemsNeedingOperator(db, name);
+      const nowMs = (config.now ?? new Date()).getTime();
+      const staleMs = Math.max(config.lockLeaseMs, config.heartbeatMs * 3);
+      const view = runs.map((run) => ({ ...run, stuck: isStuck(run, nowMs, staleMs), durationMs: durationMs(run) }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ runs: view, itemsNeedingOperator: operator }, null, 2)}\n`);
+        return 0;
+      }
+      const rows = view.map((r) => [
+        r.jobName,
+        r.runKey,
+        r.stuck ? 'STUCK (started, no heartbeat)' : r.status,
+        String(r.attempts),
+        r.triggeredBy,
+        r.durationMs === null ? '-' : `${(r.durationMs / 1000).toFixed(1)}s`,
+        summarize(r.counts),
+      ]);
+      let out = runs.length ? formatTable(['pipeline', 'run key', 'status', 'attempts', 'triggered by', 'duration', 'counts'], rows) : 'no runs recorded\n';
+      for (const [job, { review, failed }] of Object.entries(operator)) {
+        out += `\n${job}: ${review} item(s) in review, ${failed} failed — see idem review ${job}\n`;
+      }
+      process.stdout.write(out);
+      return 0;
+    },
+    { config },
+  );
+}

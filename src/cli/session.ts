@@ -1,0 +1,33 @@
+import type { Logger } from 'pino';
+import { loadConfig } from '../config/load-config.ts';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
+import { openDatabase } from '../db/open-database.ts';
+import { createLogger } from '../logging/create-logger.ts';
+import { assertMigrated } from '../migration/migrator.ts';
+
+/** What a command works with: settings, logger and the open database. */
+export interface Session {
+  readonly config: ResolvedConfig;
+  readonly logger: Logger;
+  readonly db: Database;
+}
+
+/**
+ * Opens a session, runs `work`, and always closes the database. With `migrated` (the default)
+ * it first refuses a database with pending migrations.
+ */
+export async function withSession<T>(work: (session: Session) => Promise<T>, options: { config?: ResolvedConfig; migrated?: boolean } = {}): Promise<T> {
+  const config = options.config ?? loadConfig();
+  const logger = await createLogger({ level: config.logLevel });
+  const db = await openDatabase(config);
+  try {
+    // Dialect settings worth knowing when reading a run's log (SQL Server: the request timeout).
+    const settings = db.adapter.describeSettings();
+    if (Object.keys(settings).length > 0) logger.info({ database: db.description, ...settings }, `${db.adapter.name} settings`);
+    if (options.migrated !== false) await assertMigrated(db, config.projectDir);
+    return await work({ config, logger, db });
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { AppLock } from '../dialect/app-lock.ts';
+import { QuarantineError } from '../errors/quarantine-error.ts';
+import { SourceError } from '../errors/source-error.ts';
+import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
+import { readCsvRows } from '../source/read-csv-rows.ts';
+import type { SourceRow } from '../source/source-row.ts';
+import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
+import { stageRecords } from '../stage/stage-records.ts';
+import { upsertStaged } from '../upsert/upsert-staged.ts';
+import type { FailpointName } from './failpoints.ts';
+import type { RunContext } from './run-context.ts';
+import type { RunRequest } from './run-request.ts';
+
+/** Per-stage counts of one attempt, as `job_runs.counts` holds them. */
+export type RunCounts = Record<string, Record<string, unknown>>;
+
+/**
+ * The work of one attempt after the lock and the `job_runs` row: extract and stage (streamed
+ * together), the quarantine rule, the duplicate-key rule, then upsert with the post ledger
+ * enqueue. The app lock is proven before every durable step. Loaded only when a run proceeds,
+ * so a no-op never imports the CSV, staging and HTTP code.
+ */
+export async function runStages(
+  ctx: RunContext,
+  request: RunRequest,
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceFile: string; now: () => string },
+): Promise<void> {
+  const { db } = ctx;
+  const hit = (name: FailpointName): Promise<void> => ctx.failpoints?.hit(name) ?? Promise.resolve();
+  const { pipeline, runKey } = request;
+  const { lock, log, counts, sourceFile } = run;
+  if (!existsSync(sourceFile)) throw new SourceError(sourceFile, undefined, 'source file not found');
+
+  let started = performance.now();
+  const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
+  await hit('before-stage');
+  await lock.assertHeld();
+  await quarantine.clear();
+  let rows = 0;
+  async function* counted(source: AsyncIterable<SourceRow<unknown>>): AsyncGenerator<SourceRow<unknown>> {
+    for await (const row of source) {
+      rows += 1;
+      yield row;
+    }
+  }
+  const quarantineRow = quarantine.add.bind(quarantine);
+  const records = pipeline.toRecords(counted(readCsvRows(sourceFile, pipeline.source, quarantineRow)));
+  const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceFile, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
+  await quarantine.flush();
+  counts.extract = { file: sourceFile, rows, quarantined: quarantine.count };
+  log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined`);
+
+  if (quarantine.count > 0 && pipeline.source.invalidRows === 'fail') {
+    const first = quarantine.first!;
+    throw new QuarantineError(quarantine.count, `${first.source}:${first.line ?? '?'}: ${first.reason}`);
+  }
+  const removed = await applyDuplicateKeyRule(db, pipeline);
+  const staged = loaded - removed;
+  counts.stage = { records: loaded, duplicatesRemoved: removed, staged, ms: Math.round(performance.now() - started) };
+  log.info({ stage: 'stage', ...counts.stage }, `staged ${staged} records`);
+  await hit('after-stage');
+
+  started = performance.now();
+  await lock.assertHeld();
+  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit: () => hit('mid-upsert') });
+  counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
+  log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
+  await db.knex(pipeline.tables.staging).delete();
+  await hit('after-upsert');
+}
