@@ -36,10 +36,15 @@ export function startCli(args: readonly string[], env: Record<string, string | u
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const logs = stdout
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      // Log lines are one JSON object each; other output (tables, pretty --json) is skipped.
+      const logs = stdout.split('\n').flatMap((line) => {
+        if (!line.startsWith('{"')) return [];
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      });
       resolve({ code, signal, stdout, stderr, logs, ms: performance.now() - started });
     });
   });
