@@ -115,13 +115,15 @@ export async function selectPostableItems(
   q: Queryable,
   args: { jobName: string; runKey: string; destination: string; afterId: number; limit: number },
 ): Promise<LedgerItem[]> {
-  const rows = (await q.knex(LEDGER)
-    .where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination })
-    .where('id', '>', args.afterId)
-    .where((w) => w.where('status', 'pending').orWhere((f) => f.where('status', 'failed').where('failure_kind', 'transient')))
-    .orderBy('id')
-    .limit(args.limit)) as LedgerRow[];
+  const rows = (await postableItemsQuery(q, args).where('id', '>', args.afterId).orderBy('id').limit(args.limit)) as LedgerRow[];
   return rows.map(toLedgerItem);
+}
+
+/** The ledger rows a run's post stage sends to one destination: `pending`, and `failed` transiently. */
+export function postableItemsQuery(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Knex.QueryBuilder {
+  return q.knex(LEDGER)
+    .where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination })
+    .where((w) => w.where('status', 'pending').orWhere((f) => f.where('status', 'failed').where('failure_kind', 'transient')));
 }
 
 /** Moves every item of a run still `sending` (a crash mid-request under mark-before-send) to `review`. */

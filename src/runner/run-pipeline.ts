@@ -10,6 +10,7 @@ import { resolveDestination } from '../post/resolve-destination.ts';
 import { finishJobRun, findJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunCounts } from './run-stages.ts';
+import type { RunPlan } from './run-plan.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunOutcome, RunResult } from './run-result.ts';
 import { resolveSourceFile } from './resolve-source-file.ts';
@@ -33,11 +34,12 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
   const { pipeline, runKey } = request;
   const runId = randomUUID();
   let log = ctx.logger.child({ pipeline: pipeline.name, runKey: runKey.value, runId });
-  const monitor = createHeartbeat(request.heartbeatUrl, { runId, log });
+  // A dry run is not a run: it pings nothing.
+  const monitor = createHeartbeat(request.dryRun ? undefined : request.heartbeatUrl, { runId, log });
   const counts: RunCounts = {};
-  const finish = async (outcome: RunOutcome, exitCode: number, error?: Error, message = `run ${outcome}`): Promise<RunResult> => {
+  const finish = async (outcome: RunOutcome, exitCode: number, error?: Error, message = `run ${outcome}`, plan?: RunPlan): Promise<RunResult> => {
     const durationMs = Math.round(performance.now() - startedAt);
-    const summary = { stage: 'summary', outcome, exitCode, durationMs, counts };
+    const summary = { stage: 'summary', outcome, exitCode, durationMs, counts, ...(plan ? { plan } : {}) };
     if (outcome === 'lock-held') log.warn(summary, error!.message);
     else if (error) log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
     else if (outcome === 'needs-review') log.warn(summary, message);
@@ -45,15 +47,16 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
     // healthchecks.io: a held lock is neither success nor failure, so it pings nothing.
     if (outcome === 'failed' || outcome === 'needs-review') await monitor.fail();
     else if (outcome !== 'lock-held') await monitor.success();
-    return { outcome, exitCode, runKey: runKey.value, counts, durationMs, ...(error ? { error } : {}) };
+    return { outcome, exitCode, runKey: runKey.value, counts, durationMs, ...(error ? { error } : {}), ...(plan ? { plan } : {}) };
   };
   const alreadyCompleted = async (): Promise<boolean> =>
-    !request.force && (await findJobRun(db, pipeline.name, runKey.value))?.status === 'completed';
+    !request.force &&
+    !request.dryRun && (await findJobRun(db, pipeline.name, runKey.value))?.status === 'completed';
 
   try {
     if (await alreadyCompleted()) return await finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
     // Configuration errors (a destination without a URL) stop the run before it takes the lock.
-    for (const destination of pipeline.destinations) resolveDestination(config, destination);
+    if (!request.dryRun) for (const destination of pipeline.destinations) resolveDestination(config, destination);
     const sourceFile = resolveSourceFile(config, pipeline, runKey);
     if (runKey.kind === 'date' && pipeline.source.missing === 'skip' && !existsSync(sourceFile)) {
       counts.extract = { skipped: `no source file ${sourceFile}` };
@@ -74,6 +77,12 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
     try {
       // Checked again under the lock: another run may have completed the key meanwhile.
       if (await alreadyCompleted()) return await finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
+      if (request.dryRun) {
+        const { planRun } = await import('./plan-run.ts');
+        const strategies = Object.fromEntries(pipeline.destinations.map((d) => [d.name, config.destinations[d.name]?.strategy ?? d.strategy]));
+        const plan = await planRun(ctx, request, { lock, log, counts, sourceFile, nowIso: now(), strategies });
+        return await finish('planned', 0, undefined, 'dry run: the plan below; nothing was written or sent', plan);
+      }
       const jobRun = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
       jobRunId = jobRun.id;
       log = log.child({ attempt: jobRun.attempts });

@@ -11,6 +11,8 @@ export interface RunRequest {
   readonly triggeredBy: string;
   /** Rows per staging batch; the outcome never depends on it. @defaultValue 2000 */
   readonly batchRows?: number;
+  /** Plan only: the real stages in a rolled-back transaction, nothing written or sent. @defaultValue false */
+  readonly dryRun?: boolean;
   /** healthchecks.io-style ping URL (`--heartbeat-url`, or `IDEM_HEARTBEATS`). @defaultValue none */
   readonly heartbeatUrl?: string;
 }

@@ -25,7 +25,7 @@ export type RunCounts = Record<string, Record<string, unknown>>;
 export async function runStages(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceFile: string; now: () => string },
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceFile: string; now: () => string; keepStaging?: boolean },
 ): Promise<void> {
   const { db } = ctx;
   const hit = (name: FailpointName): Promise<void> => ctx.failpoints?.hit(name) ?? Promise.resolve();
@@ -67,6 +67,6 @@ export async function runStages(
   const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit: () => hit('mid-upsert') });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
-  await db.knex(pipeline.tables.staging).delete();
+  if (!run.keepStaging) await db.knex(pipeline.tables.staging).delete();
   await hit('after-upsert');
 }

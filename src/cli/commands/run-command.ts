@@ -3,6 +3,7 @@ import { UsageError } from '../../errors/usage-error.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { Failpoints } from '../../runner/failpoints.ts';
 import { runDates } from '../../runner/run-dates.ts';
+import { formatPlan } from '../../runner/format-plan.ts';
 import { runPipeline } from '../../runner/run-pipeline.ts';
 import { businessDatesBetween, resolveBusinessDate } from '../../runs/business-date.ts';
 import { lastCompletedDate } from '../../runs/job-runs-queries.ts';
@@ -20,12 +21,14 @@ export interface RunCommandOptions {
   readonly triggeredBy?: string;
   readonly heartbeatUrl?: string;
   readonly batchRows?: number;
+  readonly dryRun?: boolean;
 }
 
 /** `idem run PIPELINE --date D | --file PATH | --catch-up`: returns the exit code. */
 export async function runCommand(name: string, options: RunCommandOptions): Promise<number> {
   const chosen = [options.date !== undefined && '--date', options.file !== undefined && '--file', options.catchUp && '--catch-up'].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`use one of --date, --file or --catch-up (got ${chosen.join(' and ')})`);
+  if (options.dryRun && options.catchUp) throw new UsageError('--dry-run plans one run key: use it with --date or --file');
   if (chosen.length === 0) throw new UsageError('missing required flag --date (expected YYYY-MM-DD) or --file PATH');
   const config = loadConfig();
   const failpoints = new Failpoints(config.failpoints);
@@ -39,6 +42,7 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
       const request = {
         pipeline,
         force: options.force ?? false,
+        dryRun: options.dryRun ?? false,
         triggeredBy: triggeredBy(options.triggeredBy),
         ...(options.batchRows ? { batchRows: options.batchRows } : {}),
         ...(options.heartbeatUrl ?? config.heartbeats[pipeline.name] ? { heartbeatUrl: options.heartbeatUrl ?? config.heartbeats[pipeline.name] } : {}),
@@ -54,7 +58,9 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
         return (await runDates(ctx, request, dates)).exitCode;
       }
       if (date !== undefined && date !== options.date) session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: date, timeZone: pipeline.timeZone }, `--date ${options.date} is ${date} in ${pipeline.timeZone}`);
-      return (await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) })).exitCode;
+      const result = await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) });
+      if (result.plan) process.stdout.write(formatPlan(result.plan));
+      return result.exitCode;
     },
     { config },
   );

@@ -1,0 +1,14 @@
+import type { PlanPart, RunPlan } from './run-plan.ts';
+
+/** The plan as text for a person. */
+export function formatPlan(plan: RunPlan): string {
+  const line = (label: string, p: PlanPart): string => `  ${label.padEnd(8)} ${String(p.count).padStart(7)}${p.first.length ? `  e.g. ${p.first.join(', ')}${p.count > p.first.length ? ', …' : ''}` : ''}`;
+  return [
+    `plan (dry run, nothing written): ${plan.target.table}`,
+    line('insert', plan.target.insert),
+    line('update', plan.target.update),
+    line('leave', plan.target.leave),
+    ...plan.destinations.flatMap((d) => [`requests to ${d.destination} (${d.strategy})`, line('send', d.requests)]),
+    '',
+  ].join('\n');
+}
