@@ -32,6 +32,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--file <path>', 'a source file; its name and content hash are the run key')
     .option('--catch-up', 'every business date from the day after the last completed one up to yesterday')
     .option('--force', 'run a completed run key again')
+    .option('--force-reconcile', 'run again and ask the destination about every posted record; repair what is missing or different')
     .option('--dry-run', 'run extract, stage and diff in a rolled-back transaction and print the plan; writes and sends nothing')
     .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')

@@ -51,6 +51,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
   };
   const alreadyCompleted = async (): Promise<boolean> =>
     !request.force &&
+    !request.forceReconcile &&
     !request.dryRun && (await findJobRun(db, pipeline.name, runKey.value))?.status === 'completed';
 
   try {
@@ -95,6 +96,11 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
       const { runStages } = await import('./run-stages.ts');
       await runStages(ctx, request, { lock, log, counts, sourceFile, now });
       if (pipeline.destinations.length > 0) {
+        if (request.forceReconcile) {
+          const { reconcileRun } = await import('../post/reconcile-run.ts');
+          const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log });
+          counts.reconcile = Object.fromEntries(reconciled.map(({ destination, ...c }) => [destination, c]));
+        }
         await ctx.failpoints?.hit('before-post');
         const { postStage } = await import('../post/post-stage.ts');
         const posted = await postStage({ db, config, now }, pipeline, { runKey: runKey.value, lock, log });

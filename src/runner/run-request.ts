@@ -11,6 +11,12 @@ export interface RunRequest {
   readonly triggeredBy: string;
   /** Rows per staging batch; the outcome never depends on it. @defaultValue 2000 */
   readonly batchRows?: number;
+  /**
+   * Before posting, ask each destination about every record the ledger says is posted for this
+   * run key, and repair what is missing or different through the normal strategy. Implies
+   * `force`. @defaultValue false
+   */
+  readonly forceReconcile?: boolean;
   /** Plan only: the real stages in a rolled-back transaction, nothing written or sent. @defaultValue false */
   readonly dryRun?: boolean;
   /** healthchecks.io-style ping URL (`--heartbeat-url`, or `IDEM_HEARTBEATS`). @defaultValue none */

@@ -35,6 +35,7 @@ export class SandboxState {
   readonly idempotency = new SandboxIdempotencyStore();
   readonly #byId = new Map<string, SandboxRecord>();
   readonly #byReference = new Map<string, SandboxRecord[]>();
+  #lastId = 0;
   #requests: SandboxRequestLog[] = [];
   #postRequests = 0;
   #getRequests = 0;
@@ -69,7 +70,8 @@ export class SandboxState {
 
   /** Stores a record with the next sequential id. */
   createRecord(invoice: SandboxInvoiceBody): SandboxRecord {
-    const id = `inv_${String(this.#byId.size + 1).padStart(6, '0')}`;
+    this.#lastId += 1;
+    const id = `inv_${String(this.#lastId).padStart(6, '0')}`;
     // `id` leads for readable output; server-assigned fields win over client fields of the same name.
     const record: SandboxRecord = Object.assign({ id }, invoice, { id, created_at: new Date().toISOString() });
     this.#byId.set(id, record);
@@ -77,6 +79,17 @@ export class SandboxState {
     if (sameReference) sameReference.push(record);
     else this.#byReference.set(record.reference, [record]);
     return record;
+  }
+
+  /** Deletes (voids) a record, as an operator at the destination might. @returns whether it existed. */
+  deleteRecord(id: string): boolean {
+    const record = this.#byId.get(id);
+    if (!record) return false;
+    this.#byId.delete(id);
+    const rest = (this.#byReference.get(record.reference) ?? []).filter((r) => r.id !== id);
+    if (rest.length) this.#byReference.set(record.reference, rest);
+    else this.#byReference.delete(record.reference);
+    return true;
   }
 
   logRequest(request: SandboxRequestLog): void {
@@ -101,6 +114,7 @@ export class SandboxState {
     this.idempotency.clear();
     this.#byId.clear();
     this.#byReference.clear();
+    this.#lastId = 0;
     this.#requests = [];
     this.#postRequests = 0;
     this.#getRequests = 0;

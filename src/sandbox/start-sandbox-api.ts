@@ -47,7 +47,8 @@ const FAULT_KINDS: ReadonlySet<unknown> = new Set<SandboxFault['kind']>(['status
  *
  * API routes: `POST /invoices` (201 `{ id, created_at, ...body }`; 400 `{ error: "validation_failed",
  * details }` without a string `reference` or a `type` of "invoice" | "credit_note"),
- * `GET /invoices?reference=R` (`{ data: [...] }`), `GET /invoices/:id` (record or 404).
+ * `GET /invoices?reference=R` (`{ data: [...] }`), `GET /invoices/:id` (record or 404),
+ * `DELETE /invoices/:id` (void a record, as an operator at the destination might).
  * `Idempotency-Key` follows https://docs.stripe.com/api/idempotent_requests: the first response is
  * stored and replayed for the same key and body with `Idempotent-Replayed: true`; a different body
  * (canonical JSON) gets 422 `idempotency_key_reused`; a key still in flight gets 409.
@@ -148,6 +149,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
       return send(res, 200, { data: reference === null ? state.records() : state.recordsByReference(reference) });
     }
     const id = /^\/invoices\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (req.method === 'DELETE' && id !== undefined) return state.deleteRecord(id) ? send(res, 200, { id, deleted: true }) : send(res, 404, errorBody(404));
     const record = req.method === 'GET' && id !== undefined ? state.record(id) : undefined;
     if (record) return send(res, 200, record);
     send(res, 404, errorBody(404));

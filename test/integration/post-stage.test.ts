@@ -216,3 +216,39 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
     });
   });
 });
+
+describeEachDialect('idem run --force-reconcile', (dialect) => {
+  let testDb: TestDatabase;
+  let sandbox: SandboxApi;
+  let env: Record<string, string>;
+
+  beforeEach(async (context) => {
+    testDb = await createTestDatabase(dialect, context.task.name);
+    sandbox = await startSandbox();
+    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+  });
+
+  afterEach(async () => {
+    await sandbox.close();
+    await testDb.drop();
+  });
+
+  it('asks the destination about every posted record and re-creates only the one missing there', async () => {
+    expect((await run(env)).code).toBe(0);
+    const lost = sandbox.state.recordsByReference('536370')[0]!;
+    expect(sandbox.state.deleteRecord(lost.id)).toBe(true);
+    const posts = sandbox.state.postRequests;
+
+    const result = await run(env, '--force-reconcile');
+    expect(result.code).toBe(0);
+    expect(summaryOf(result).counts.reconcile['sandbox-accounting']).toEqual({ checked: INVOICES, present: INVOICES - 1, missing: 1, different: 0 });
+    expect(sandbox.state.postRequests).toBe(posts + 1);
+    expect(sandbox.state.records()).toHaveLength(INVOICES);
+    expect(Object.values(sandbox.state.stats().byReference).every((n) => n === 1)).toBe(true);
+
+    const again = await run(env, '--force-reconcile');
+    expect(summaryOf(again).counts.reconcile['sandbox-accounting']).toMatchObject({ present: INVOICES, missing: 0 });
+    expect(sandbox.state.postRequests).toBe(posts + 1);
+  });
+});

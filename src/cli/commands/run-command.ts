@@ -22,6 +22,7 @@ export interface RunCommandOptions {
   readonly heartbeatUrl?: string;
   readonly batchRows?: number;
   readonly dryRun?: boolean;
+  readonly forceReconcile?: boolean;
 }
 
 /** `idem run PIPELINE --date D | --file PATH | --catch-up`: returns the exit code. */
@@ -43,6 +44,7 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
         pipeline,
         force: options.force ?? false,
         dryRun: options.dryRun ?? false,
+        forceReconcile: options.forceReconcile ?? false,
         triggeredBy: triggeredBy(options.triggeredBy),
         ...(options.batchRows ? { batchRows: options.batchRows } : {}),
         ...(options.heartbeatUrl ?? config.heartbeats[pipeline.name] ? { heartbeatUrl: options.heartbeatUrl ?? config.heartbeats[pipeline.name] } : {}),

@@ -1,0 +1,84 @@
+import pMap from 'p-map';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
+import type { AppLock } from '../dialect/app-lock.ts';
+import { UsageError } from '../errors/usage-error.ts';
+import { createHttpAgent } from '../http/create-http-agent.ts';
+import { requestJson } from '../http/request-json.ts';
+import { sendWithRetry } from '../http/send-with-retry.ts';
+import { column } from '../pipeline/column-type.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { idempotencyKey } from './idempotency-key.ts';
+import { toLedgerItem } from './ledger-queries.ts';
+import { readPostedRows } from './read-posted-rows.ts';
+import { resolveDestination } from './resolve-destination.ts';
+
+/** What `--force-reconcile` found at one destination. */
+export interface ReconcileCounts {
+  readonly destination: string;
+  readonly checked: number;
+  readonly present: number;
+  /** No record with that reference at the destination. */
+  readonly missing: number;
+  /** Records with that reference exist, but none of this content version. */
+  readonly different: number;
+}
+
+/**
+ * `--force-reconcile`: asks each destination, by its look-up, about every record the ledger says
+ * is posted for this run key. A missing or different record's item goes back to `pending` under a
+ * new repair idempotency key (the same key would only replay the first, now lost, response), so
+ * the normal post stage repairs it through the destination's strategy.
+ * @throws UsageError when a destination has no `lookup`.
+ */
+export async function reconcileRun(
+  ctx: { db: Database; config: ResolvedConfig; now: () => string },
+  pipeline: PipelineDefinition,
+  run: { runKey: string; lock: AppLock; log: Logger },
+): Promise<ReconcileCounts[]> {
+  const { db } = ctx;
+  const results: ReconcileCounts[] = [];
+  for (const definition of pipeline.destinations) {
+    const destination = resolveDestination(ctx.config, definition);
+    const lookup = definition.lookup;
+    if (!lookup) throw new UsageError(`--force-reconcile needs a lookup on destination "${definition.name}"`);
+    const log = run.log.child({ stage: 'reconcile', destination: destination.name });
+    await run.lock.assertHeld();
+    const items = ((await db.knex('post_ledger').where({ job_name: pipeline.name, run_key: run.runKey, destination: destination.name, status: 'posted' }).orderBy('id')) as Parameters<typeof toLedgerItem>[0][]).map(toLedgerItem);
+    const rows = await readPostedRows(db, pipeline, items);
+    const counts = { checked: 0, present: 0, missing: 0, different: 0 };
+    const agent = createHttpAgent(destination.http);
+    try {
+      await pMap(
+        items.filter((item) => rows.has(item.id)),
+        async (item) => {
+          const row = rows.get(item.id)!;
+          const response = await sendWithRetry(() => requestJson(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers }), { settings: destination.http.retry });
+          counts.checked += 1;
+          if (lookup.find(response.body, row) !== undefined) {
+            counts.present += 1;
+            return;
+          }
+          const list = (response.body as { data?: unknown[] } | undefined)?.data;
+          const kind = Array.isArray(list) && list.length > 0 ? 'different' : 'missing';
+          counts[kind] += 1;
+          const repair = (Number(/#repair-(\d+)$/.exec(item.idempotencyKey)?.[1] ?? 0) || 0) + 1;
+          log.warn({ reference: item.sourceReference, found: kind }, `${item.sourceReference} is ${kind} at ${destination.name}: sending it again`);
+          await db.knex('post_ledger').where({ id: item.id }).update({
+            status: 'pending',
+            idempotency_key: `${idempotencyKey(pipeline.name, item.sourceSystem, item.sourceReference, item.version)}#repair-${repair}`,
+            last_error: `reconcile: ${kind} at the destination`,
+            updated_at: db.adapter.toDriverValue(column.instant(), ctx.now()),
+          });
+        },
+        { concurrency: destination.http.concurrency },
+      );
+    } finally {
+      await agent.close();
+    }
+    log.info(counts, `reconciled ${counts.checked} posted record(s): ${counts.present} present, ${counts.missing} missing, ${counts.different} different`);
+    results.push({ destination: destination.name, ...counts });
+  }
+  return results;
+}
