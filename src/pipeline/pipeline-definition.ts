@@ -1,5 +1,5 @@
 import type { DestinationDefinition } from '../post/destination-definition.ts';
-import type { CsvSource } from '../source/csv-source.ts';
+import type { SourceDefinition } from '../source/source-definition.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs } from './column-type.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
@@ -24,7 +24,7 @@ export interface PipelineDefinition<Row = any> {
   readonly sourceSystem: string;
   /** IANA time zone of the business date (for example `Europe/London`), never the server's. */
   readonly timeZone: string;
-  readonly source: CsvSource<Row>;
+  readonly source: SourceDefinition<Row>;
   /** Turns validated rows into records; see `groupRows` for records built from several rows. */
   readonly toRecords: (rows: AsyncIterable<SourceRow<Row>>) => AsyncIterable<PipelineRecord>;
   /** Table names: both are created by the pipeline's migration (see `createPipelineTables`). */

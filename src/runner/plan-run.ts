@@ -56,7 +56,7 @@ async function describePlan(db: Database, pipeline: PipelineDefinition, runKey: 
 export async function planRun(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceFile: string; nowIso: string; strategies: Record<string, string> },
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; nowIso: string; strategies: Record<string, string> },
 ): Promise<RunPlan> {
   let plan: RunPlan | undefined;
   // The transaction owns every row it touches until the rollback; the app lock is held around

@@ -13,7 +13,7 @@ import type { RunCounts } from './run-stages.ts';
 import type { RunPlan } from './run-plan.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunOutcome, RunResult } from './run-result.ts';
-import { resolveSourceFile } from './resolve-source-file.ts';
+import { resolveSourceLocation } from './resolve-source-location.ts';
 
 
 /** The app lock's name for a pipeline: one run per pipeline at a time, whatever its run key. */
@@ -58,9 +58,9 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
     if (await alreadyCompleted()) return await finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
     // Configuration errors (a destination without a URL) stop the run before it takes the lock.
     if (!request.dryRun) for (const destination of pipeline.destinations) resolveDestination(config, destination);
-    const sourceFile = resolveSourceFile(config, pipeline, runKey);
-    if (runKey.kind === 'date' && pipeline.source.missing === 'skip' && !existsSync(sourceFile)) {
-      counts.extract = { skipped: `no source file ${sourceFile}` };
+    const sourceLocation = resolveSourceLocation(config, pipeline, runKey);
+    if (runKey.kind === 'date' && pipeline.source.kind === 'csv' && pipeline.source.missing === 'skip' && !existsSync(sourceLocation)) {
+      counts.extract = { skipped: `no source file ${sourceLocation}` };
       return await finish('skipped', 0, undefined, `no source file for ${runKey.value}; skipped (the pipeline declares missing: 'skip')`);
     }
 
@@ -81,7 +81,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
       if (request.dryRun) {
         const { planRun } = await import('./plan-run.ts');
         const strategies = Object.fromEntries(pipeline.destinations.map((d) => [d.name, config.destinations[d.name]?.strategy ?? d.strategy]));
-        const plan = await planRun(ctx, request, { lock, log, counts, sourceFile, nowIso: now(), strategies });
+        const plan = await planRun(ctx, request, { lock, log, counts, sourceLocation, nowIso: now(), strategies });
         return await finish('planned', 0, undefined, 'dry run: the plan below; nothing was written or sent', plan);
       }
       const jobRun = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
@@ -94,7 +94,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
       heartbeatTimer.unref();
 
       const { runStages } = await import('./run-stages.ts');
-      await runStages(ctx, request, { lock, log, counts, sourceFile, now });
+      await runStages(ctx, request, { lock, log, counts, sourceLocation, now });
       if (pipeline.destinations.length > 0) {
         if (request.forceReconcile) {
           const { reconcileRun } = await import('../post/reconcile-run.ts');

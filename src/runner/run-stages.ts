@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { QuarantineError } from '../errors/quarantine-error.ts';
-import { SourceError } from '../errors/source-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
-import { readCsvRows } from '../source/read-csv-rows.ts';
+import { readSourceRows } from '../source/read-source-rows.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
@@ -25,13 +23,12 @@ export type RunCounts = Record<string, Record<string, unknown>>;
 export async function runStages(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceFile: string; now: () => string; keepStaging?: boolean },
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean },
 ): Promise<void> {
   const { db } = ctx;
   const hit = (name: FailpointName): Promise<void> => ctx.failpoints?.hit(name) ?? Promise.resolve();
   const { pipeline, runKey } = request;
-  const { lock, log, counts, sourceFile } = run;
-  if (!existsSync(sourceFile)) throw new SourceError(sourceFile, undefined, 'source file not found');
+  const { lock, log, counts, sourceLocation } = run;
 
   let started = performance.now();
   const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
@@ -46,10 +43,10 @@ export async function runStages(
     }
   }
   const quarantineRow = quarantine.add.bind(quarantine);
-  const records = pipeline.toRecords(counted(readCsvRows(sourceFile, pipeline.source, quarantineRow)));
-  const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceFile, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
+  const records = pipeline.toRecords(counted(readSourceRows(pipeline.source, sourceLocation, quarantineRow)));
+  const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
   await quarantine.flush();
-  counts.extract = { file: sourceFile, rows, quarantined: quarantine.count };
+  counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count };
   log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined`);
 
   if (quarantine.count > 0 && pipeline.source.invalidRows === 'fail') {

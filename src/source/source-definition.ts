@@ -1,0 +1,4 @@
+import type { CsvSource } from './csv-source.ts';
+
+/** Where a pipeline's rows come from. Each kind has a reader in `readSourceRows`. */
+export type SourceDefinition<Row> = CsvSource<Row>;
