@@ -81,6 +81,29 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
 
   program
+    .command('quarantine')
+    .description('list quarantined rows, or replay them after a fix')
+    .argument('<pipeline>', 'pipeline name')
+    .option('--run-key <key>', 'only this run key (a business date, or a file run key)')
+    .option('--replay', "re-stage the run key's quarantined rows, under the normal lock and run rules")
+    .option('--json', 'machine-readable output')
+    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by for --replay (default: the OS user)')
+    .action(async (name: string, options) => {
+      const { quarantineCommand } = await import('./commands/quarantine-command.ts');
+      exitCode = await quarantineCommand(name, options);
+    });
+
+  program
+    .command('prune')
+    .description('retention: completed job runs, quarantine, replaced ledger rows and staging leftovers')
+    .requiredOption('--older-than <age>', 'age such as 90d or 36h')
+    .option('--dry-run', 'count what would be deleted, delete nothing')
+    .action(async (options) => {
+      const { pruneCommand } = await import('./commands/prune-command.ts');
+      exitCode = await pruneCommand(options);
+    });
+
+  program
     .command('migrate')
     .description('apply framework and pipeline migrations up to the latest')
     .action(async () => {

@@ -41,4 +41,9 @@ export interface DestinationDefinition {
   };
   /** Timeouts, retries and concurrency. @defaultValue `DEFAULT_HTTP_SETTINGS` */
   readonly http?: HttpSettingsInput;
+  /**
+   * How long the destination remembers an idempotency key, in hours; `idem prune` keeps ledger
+   * rows at least this long. @defaultValue 24 (Stripe's documented window)
+   */
+  readonly idempotencyWindowHours?: number;
 }

@@ -8,6 +8,7 @@ import { LockHeldError } from '../errors/lock-held-error.ts';
 import { countLedgerItems } from '../post/ledger-queries.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
 import { finishJobRun, findJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
+import { appLockName } from './app-lock-name.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunCounts } from './run-stages.ts';
 import type { RunPlan } from './run-plan.ts';
@@ -16,10 +17,6 @@ import type { RunOutcome, RunResult } from './run-result.ts';
 import { resolveSourceLocation } from './resolve-source-location.ts';
 
 
-/** The app lock's name for a pipeline: one run per pipeline at a time, whatever its run key. */
-export function appLockName(pipelineName: string): string {
-  return `idem:${pipelineName}`;
-}
 
 /**
  * Runs one pipeline for one run key: app lock → `job_runs` started → extract and stage →
@@ -58,7 +55,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
     if (await alreadyCompleted()) return await finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
     // Configuration errors (a destination without a URL) stop the run before it takes the lock.
     if (!request.dryRun) for (const destination of pipeline.destinations) resolveDestination(config, destination);
-    const sourceLocation = resolveSourceLocation(config, pipeline, runKey);
+    const sourceLocation = request.sourceLocation ?? resolveSourceLocation(config, pipeline, runKey);
     if (runKey.kind === 'date' && pipeline.source.kind === 'csv' && pipeline.source.missing === 'skip' && !existsSync(sourceLocation)) {
       counts.extract = { skipped: `no source file ${sourceLocation}` };
       return await finish('skipped', 0, undefined, `no source file for ${runKey.value}; skipped (the pipeline declares missing: 'skip')`);

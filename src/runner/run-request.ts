@@ -17,6 +17,8 @@ export interface RunRequest {
    * `force`. @defaultValue false
    */
   readonly forceReconcile?: boolean;
+  /** Read this file instead of the run key's own source (quarantine replay). @defaultValue the run key's source */
+  readonly sourceLocation?: string;
   /** Plan only: the real stages in a rolled-back transaction, nothing written or sent. @defaultValue false */
   readonly dryRun?: boolean;
   /** healthchecks.io-style ping URL (`--heartbeat-url`, or `IDEM_HEARTBEATS`). @defaultValue none */

@@ -1,0 +1,31 @@
+import { loadConfig } from '../../config/load-config.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
+import type { PipelineDefinition } from '../../pipeline/pipeline-definition.ts';
+import { prune } from '../../retention/prune.ts';
+import { withSession } from '../session.ts';
+
+const UNIT_MS = { d: 86_400_000, h: 3_600_000 } as const;
+
+/** Parses `90d` or `36h` into ms. @throws UsageError for anything else. */
+export function parseAge(value: string): number {
+  const match = /^(\d+)([dh])$/.exec(value);
+  if (!match) throw new UsageError(`--older-than must be a whole number of days or hours, like 90d or 36h (got "${value}")`);
+  return Number(match[1]) * UNIT_MS[match[2] as 'd' | 'h'];
+}
+
+/** `idem prune --older-than 90d [--dry-run]`: retention for job history, quarantine, ledger and staging leftovers. */
+export async function pruneCommand(options: { olderThan: string; dryRun?: boolean }): Promise<number> {
+  const olderThanMs = parseAge(options.olderThan);
+  const config = loadConfig();
+  const pipelines: PipelineDefinition[] = [];
+  for (const name of listPipelineNames(config.projectDir)) pipelines.push(await loadPipeline(config.projectDir, name));
+  return withSession(
+    async ({ db, logger }) => {
+      const counts = await prune(db, pipelines, { olderThanMs, now: config.now ?? new Date(), dryRun: options.dryRun ?? false, lockLeaseMs: config.lockLeaseMs, log: logger });
+      process.stdout.write(`${JSON.stringify({ dryRun: options.dryRun ?? false, ...counts })}\n`);
+      return 0;
+    },
+    { config },
+  );
+}

@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { UsageError } from '../errors/usage-error.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import type { RunContext } from '../runner/run-context.ts';
+import { runPipeline } from '../runner/run-pipeline.ts';
+import type { RunResult } from '../runner/run-result.ts';
+import { dateRunKey, type RunKey } from '../runs/run-key.ts';
+import { listQuarantine } from './quarantine-queries.ts';
+
+/**
+ * Re-stages a run key's quarantined rows after a fix (a corrected pipeline, or corrected raw
+ * text), as a forced run of the same run key under the normal lock and run rules: rows that pass
+ * now are staged, upserted and posted; rows that still fail are quarantined again.
+ *
+ * Only for pipelines whose CSV source declares `invalidRows: 'quarantine'` (row-level records):
+ * under `'fail'` the whole run failed, and a record built from several rows (an invoice from its
+ * lines) must be rebuilt from the whole source, so the fix is a plain rerun of the run key.
+ * @throws UsageError for other pipelines, or when nothing is quarantined for the run key.
+ */
+export async function replayQuarantine(ctx: RunContext, args: { pipeline: PipelineDefinition; runKey: string; triggeredBy: string }): Promise<RunResult> {
+  const { pipeline } = args;
+  if (pipeline.source.kind !== 'csv' || pipeline.source.invalidRows !== 'quarantine') {
+    throw new UsageError(
+      `${pipeline.name} does not load past bad rows (invalidRows: 'fail'): fix the source and rerun the run key (idem run ${pipeline.name} --date ${args.runKey} --force)`,
+    );
+  }
+  const entries = (await listQuarantine(ctx.db, { jobName: pipeline.name, runKey: args.runKey, limit: Number.MAX_SAFE_INTEGER })).filter((e) => e.raw !== null);
+  if (entries.length === 0) throw new UsageError(`nothing quarantined for ${pipeline.name} run key ${args.runKey}`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'idem-replay-'));
+  const file = path.join(dir, 'quarantine-replay.csv');
+  try {
+    writeFileSync(file, `${pipeline.source.header.join(',')}\n${entries.map((e) => e.raw).join('\n')}\n`);
+    const runKey: RunKey = args.runKey.startsWith('file:') ? { kind: 'file', value: args.runKey, file } : dateRunKey(args.runKey);
+    return await runPipeline(ctx, { pipeline, runKey, force: true, triggeredBy: args.triggeredBy, sourceLocation: file });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,95 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import { column } from '../pipeline/column-type.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { appLockName } from '../runner/app-lock-name.ts';
+
+/** Rows deleted per statement: keeps each statement small on every dialect. */
+const BATCH = 500;
+const HOUR_MS = 3_600_000;
+/** Stripe keeps idempotency keys for 24 hours. */
+const DEFAULT_IDEMPOTENCY_WINDOW_HOURS = 24;
+
+/** What `idem prune` deleted (or, with `dryRun`, would delete), by table. */
+export interface PruneCounts {
+  readonly jobRuns: number;
+  readonly quarantine: number;
+  readonly ledger: number;
+  /** Staging rows left by failed runs, per pipeline; a running pipeline is skipped. */
+  readonly staging: Record<string, number | 'skipped: running'>;
+}
+
+async function deleteIds(db: Database, table: string, ids: readonly (number | string)[], dryRun: boolean): Promise<number> {
+  if (!dryRun) for (let i = 0; i < ids.length; i += BATCH) await db.knex(table).whereIn('id', ids.slice(i, i + BATCH)).delete();
+  return ids.length;
+}
+
+/**
+ * Retention for idem's own tables, older than a cutoff:
+ * - `job_runs`: `completed` runs (failed and review runs stay: they still need someone);
+ * - `quarantine`: every row;
+ * - `post_ledger`: `superseded` rows, and `posted` rows that a newer posted version of the same
+ *   record replaces. The newest posted version of a record is never pruned: it is what stops a
+ *   rerun of an old date from posting that record again. Ledger rows also stay at least the
+ *   destination's idempotency window (`idempotencyWindowHours`);
+ * - staging rows left behind by failed runs, taken under each pipeline's app lock.
+ */
+export async function prune(
+  db: Database,
+  pipelines: readonly PipelineDefinition[],
+  options: { olderThanMs: number; now: Date; dryRun: boolean; lockLeaseMs: number; log: Logger },
+): Promise<PruneCounts> {
+  const instant = (ms: number): Knex.Value => db.adapter.toDriverValue(column.instant(), new Date(ms).toISOString()) as Knex.Value;
+  const nowMs = options.now.getTime();
+  const cutoff = instant(nowMs - options.olderThanMs);
+  const ids = async (query: Knex.QueryBuilder): Promise<(number | string)[]> => ((await query.select('id')) as { id: number | string }[]).map((r) => r.id);
+
+  const jobRuns = await deleteIds(db, 'job_runs', await ids(db.knex('job_runs').where({ status: 'completed' }).where('finished_at', '<', cutoff)), options.dryRun);
+  const quarantine = await deleteIds(db, 'quarantine', await ids(db.knex('quarantine').where('created_at', '<', cutoff)), options.dryRun);
+
+  let ledger = 0;
+  for (const pipeline of pipelines) {
+    for (const destination of pipeline.destinations) {
+      const windowMs = (destination.idempotencyWindowHours ?? DEFAULT_IDEMPOTENCY_WINDOW_HOURS) * HOUR_MS;
+      const before = instant(nowMs - Math.max(options.olderThanMs, windowMs));
+      const scope = { job_name: pipeline.name, destination: destination.name };
+      const superseded = await ids(db.knex('post_ledger').where({ ...scope, status: 'superseded' }).where('updated_at', '<', before));
+      // Read, then delete by id: MySQL cannot delete from a table its subquery reads.
+      const replaced = (
+        (await db.knex('post_ledger as l')
+          .where({ 'l.job_name': pipeline.name, 'l.destination': destination.name, 'l.status': 'posted' })
+          .where('l.posted_at', '<', before)
+          .whereExists((newer) =>
+            newer
+              .select(db.knex.raw('1'))
+              .from('post_ledger as n')
+              .whereRaw('n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference')
+              .where('n.status', 'posted')
+              .whereRaw('n.id > l.id'),
+          )
+          .select('l.id as id')) as { id: number | string }[]
+      ).map((r) => r.id);
+      ledger += await deleteIds(db, 'post_ledger', [...superseded, ...replaced], options.dryRun);
+    }
+  }
+
+  const staging: Record<string, number | 'skipped: running'> = {};
+  for (const pipeline of pipelines) {
+    const attempt = await db.adapter.tryAcquireAppLock(db.knex, { name: appLockName(pipeline.name), owner: `idem prune pid ${process.pid}`, leaseMs: options.lockLeaseMs });
+    if (!attempt.acquired) {
+      staging[pipeline.name] = 'skipped: running';
+      continue;
+    }
+    try {
+      const rows = Number(((await db.knex(pipeline.tables.staging).count({ n: '*' })) as { n: number | string }[])[0]!.n);
+      if (!options.dryRun && rows > 0) await db.knex(pipeline.tables.staging).delete();
+      staging[pipeline.name] = rows;
+    } finally {
+      await attempt.lock.release();
+    }
+  }
+  const counts = { jobRuns, quarantine, ledger, staging };
+  options.log.info({ stage: 'prune', dryRun: options.dryRun, ...counts }, `${options.dryRun ? 'would delete' : 'deleted'}: ${jobRuns} job run(s), ${quarantine} quarantine row(s), ${ledger} ledger row(s)`);
+  return counts;
+}
