@@ -5,7 +5,8 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { createHttpAgent } from '../http/create-http-agent.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { moveInterruptedToReview, selectPostableItems, updateLedgerItem } from './ledger-queries.ts';
+import { SILENT_PROGRESS, type ProgressFactory } from '../progress/progress.ts';
+import { moveInterruptedToReview, postableItemsQuery, selectPostableItems, updateLedgerItem } from './ledger-queries.ts';
 import { postItem } from './post-item.ts';
 import { readPostedRows } from './read-posted-rows.ts';
 import { resolveDestination } from './resolve-destination.ts';
@@ -36,7 +37,7 @@ export interface PostCounts {
  * a crash go to `review` first.
  */
 export async function postStage(
-  ctx: { db: Database; config: ResolvedConfig; now: () => string; sleep?: (ms: number) => Promise<void> },
+  ctx: { db: Database; config: ResolvedConfig; now: () => string; sleep?: (ms: number) => Promise<void>; progress?: ProgressFactory },
   pipeline: PipelineDefinition,
   run: { runKey: string; lock: AppLock; log: Logger },
 ): Promise<PostCounts[]> {
@@ -48,6 +49,7 @@ export async function postStage(
     const started = performance.now();
     const agent = createHttpAgent(destination.http);
     const counts = { sent: 0, posted: 0, found: 0, failed: 0, review: 0, superseded: 0, attempts: 0 };
+    let stopProgress = (): void => undefined;
     try {
       const scope = { jobName: pipeline.name, runKey: run.runKey, destination: destination.name };
       if (destination.strategy === 'mark-before-send') {
@@ -56,6 +58,10 @@ export async function postStage(
         if (interrupted > 0) log.warn({ interrupted }, `${interrupted} item(s) were interrupted while sending: moved to review`);
         counts.review += interrupted;
       }
+      const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
+      const progress = (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items');
+      stopProgress = () => progress.stop();
+      let done = 0;
       let afterId = 0;
       for (;;) {
         await run.lock.assertHeld();
@@ -81,6 +87,7 @@ export async function postStage(
                 log.debug({ reference: item.sourceReference, attempt, reason: failure.reason, delayMs }, 'retrying'),
               ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
             });
+            progress.update(++done, done);
             counts.attempts += outcome.attempts;
             counts[outcome.status] += 1;
             if (outcome.found) counts.found += 1;
@@ -101,6 +108,7 @@ export async function postStage(
         );
       }
     } finally {
+      stopProgress();
       await agent.close();
     }
     const logged = { strategy: destination.strategy, ...counts, ms: Math.round(performance.now() - started) };

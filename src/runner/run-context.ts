@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
+import type { ProgressFactory } from '../progress/progress.ts';
 import type { Failpoints } from './failpoints.ts';
 
 /** What every command works with: the resolved settings, the open database and the logger. */
@@ -12,4 +13,6 @@ export interface RunContext {
   readonly now?: () => Date;
   /** Fault injection for tests. @defaultValue none */
   readonly failpoints?: Failpoints;
+  /** Progress bars for long stages (a terminal only). @defaultValue none */
+  readonly progress?: ProgressFactory;
 }

@@ -100,7 +100,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
         }
         await ctx.failpoints?.hit('before-post');
         const { postStage } = await import('../post/post-stage.ts');
-        const posted = await postStage({ db, config, now }, pipeline, { runKey: runKey.value, lock, log });
+        const posted = await postStage({ db, config, now, ...(ctx.progress ? { progress: ctx.progress } : {}) }, pipeline, { runKey: runKey.value, lock, log });
         counts.post = Object.fromEntries(posted.map(({ destination, ...c }) => [destination, c]));
       }
       await ctx.failpoints?.hit('before-complete');

@@ -1,4 +1,6 @@
+import { statSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { SILENT_PROGRESS } from '../progress/progress.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { QuarantineError } from '../errors/quarantine-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
@@ -10,6 +12,18 @@ import { upsertStaged } from '../upsert/upsert-staged.ts';
 import type { FailpointName } from './failpoints.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
+
+/** Rows between progress updates: drawing must cost nothing next to reading. */
+const PROGRESS_EVERY_ROWS = 500;
+
+function sourceSize(pipeline: RunRequest['pipeline'], location: string): number | undefined {
+  if (pipeline.source.kind !== 'csv') return undefined;
+  try {
+    return statSync(location).size;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Per-stage counts of one attempt, as `job_runs.counts` holds them. */
 export type RunCounts = Record<string, Record<string, unknown>>;
@@ -36,15 +50,25 @@ export async function runStages(
   await lock.assertHeld();
   await quarantine.clear();
   let rows = 0;
+  const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', sourceSize(pipeline, sourceLocation), 'rows');
   async function* counted(source: AsyncIterable<SourceRow<unknown>>): AsyncGenerator<SourceRow<unknown>> {
     for await (const row of source) {
       rows += 1;
+      if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
       yield row;
     }
   }
   const quarantineRow = quarantine.add.bind(quarantine);
-  const records = pipeline.toRecords(counted(readSourceRows(pipeline.source, sourceLocation, quarantineRow)));
+  const records = pipeline.toRecords(
+    counted(
+      readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
+        settings: ctx.config.sources[pipeline.name],
+        onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
+      }),
+    ),
+  );
   const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
+  progress.stop();
   await quarantine.flush();
   counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count };
   log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined`);

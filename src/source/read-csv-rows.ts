@@ -29,7 +29,7 @@ export async function* readCsvRows<Row>(
   );
   let header = true;
   try {
-    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number }; raw: string }>) {
+    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number }; raw: string }>) {
       // info.lines is where the record ends; a quoted field may span lines.
       const rawText = raw.replace(/^[\r\n]+|[\r\n]+$/g, '');
       const line = info.lines - (rawText.match(/\n/g)?.length ?? 0);
@@ -50,7 +50,7 @@ export async function* readCsvRows<Row>(
       });
       const parsed = spec.row.safeParse(fields);
       if (parsed.success) {
-        yield { line, value: parsed.data };
+        yield { line, value: parsed.data, bytes: info.bytes };
       } else {
         const issue = parsed.error.issues[0]!;
         const field = issue.path.join('.');

@@ -49,7 +49,9 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
         ...(options.batchRows ? { batchRows: options.batchRows } : {}),
         ...(options.heartbeatUrl ?? config.heartbeats[pipeline.name] ? { heartbeatUrl: options.heartbeatUrl ?? config.heartbeats[pipeline.name] } : {}),
       };
-      const ctx = { ...session, failpoints };
+      // Progress bars on stderr, only for a person at a terminal.
+      const progress = process.stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
+      const ctx = { ...session, failpoints, ...(progress ? { progress } : {}) };
       if (options.catchUp) {
         const last = await lastCompletedDate(session.db, pipeline.name);
         if (last === undefined) throw new UsageError(`--catch-up needs a completed business date to start after; run one with --date first, or use idem backfill`);
