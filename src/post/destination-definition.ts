@@ -16,6 +16,11 @@ export interface DestinationRequest {
   readonly method: 'POST' | 'PUT';
   readonly path: string;
   readonly body: unknown;
+  /**
+   * Extra headers for this request. They override idem's own, `idempotency-key` included: a
+   * pipeline that sets its own key owns its stability (`idem prove` checks it).
+   */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**

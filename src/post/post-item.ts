@@ -52,7 +52,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   let found = false;
 
   const create = async (): Promise<string> => {
-    const response = await requestJson(agent, { method: request.method, url: `${destination.url}${request.path}`, headers, body: request.body });
+    const response = await requestJson(agent, { method: request.method, url: `${destination.url}${request.path}`, headers: { ...headers, ...request.headers }, body: request.body });
     return definition.remoteReference(response.body);
   };
   const attempt = async (): Promise<string> => {

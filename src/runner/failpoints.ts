@@ -1,7 +1,7 @@
 import { UsageError } from '../errors/usage-error.ts';
 
 /** The places in a run where a failpoint can fire, in run order. */
-export const FAILPOINT_NAMES = ['before-stage', 'mid-stage', 'after-stage', 'mid-upsert', 'after-upsert', 'before-post', 'before-complete'] as const;
+export const FAILPOINT_NAMES = ['before-stage', 'mid-stage', 'after-extract', 'after-stage', 'mid-upsert', 'after-upsert', 'before-post', 'before-complete'] as const;
 export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 
 type Action = { kind: 'kill' } | { kind: 'sleep'; ms: number } | { kind: 'fail' };

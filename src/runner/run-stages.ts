@@ -69,6 +69,7 @@ export async function runStages(
   );
   const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
   progress.stop();
+  await hit('after-extract');
   await quarantine.flush();
   counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count };
   log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined`);
