@@ -15,7 +15,8 @@ async function read(content: string) {
   const file = path.join(writeTempSource('rows.csv', content), 'rows.csv');
   const quarantined: QuarantinedRow[] = [];
   const rows = [];
-  for await (const row of readCsvRows(file, spec, async (q) => void quarantined.push(q))) rows.push(row);
+  // `bytes` (progress) differs between LF and CRLF files by design; the rows must not.
+  for await (const { bytes: _bytes, ...row } of readCsvRows(file, spec, async (q) => void quarantined.push(q))) rows.push(row);
   return { rows, quarantined: quarantined.map(({ source: _s, ...q }) => q) };
 }
 
