@@ -1,18 +1,34 @@
 import type { Database } from '../db/database.ts';
 import { canonicalValue } from '../pipeline/canonical-value.ts';
+import { column, type ColumnSpec } from '../pipeline/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PipelineRecord } from '../pipeline/pipeline-record.ts';
 import { rowHash } from '../pipeline/row-hash.ts';
 import type { QuarantinedRow } from '../quarantine/quarantined-row.ts';
 
-/** Staging columns before the business columns, in load order. */
-const FRAMEWORK_COLUMNS = ['seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash'] as const;
+/**
+ * Staging columns before the business columns, in load order, with the specs
+ * `createPipelineTables` creates them with (typed bulk loads declare them).
+ */
+const FRAMEWORK_COLUMNS: readonly (readonly [string, ColumnSpec])[] = [
+  ['seq', column.integer()],
+  ['run_key', column.text({ maxLength: 200 })],
+  ['source_system', column.text({ maxLength: 200 })],
+  ['source_reference', column.text({ maxLength: 200 })],
+  ['source_line', column.integer({ nullable: true })],
+  ['row_hash', column.text({ maxLength: 64 })],
+];
 
 /** Options of {@link stageRecords}. */
 export interface StageOptions {
   readonly runKey: string;
-  /** Rows per bulk-load batch. The outcome never depends on it. @defaultValue 2000 */
+  /** Rows per bulk-load batch, at most. The outcome never depends on it. @defaultValue 2000 */
   readonly batchRows?: number;
+  /**
+   * Characters of values per batch, at most (about bytes for ASCII data): bounds memory when
+   * records are large (an invoice with its lines), whatever `batchRows` says. @defaultValue 1 MiB
+   */
+  readonly batchChars?: number;
   /** The source, for quarantine entries of records whose values break their column's rule. */
   readonly source: string;
   readonly quarantine: (row: QuarantinedRow) => Promise<void>;
@@ -35,10 +51,12 @@ export async function stageRecords(
   const { adapter, knex } = db;
   const columns = Object.entries(pipeline.columns);
   const batchRows = options.batchRows ?? 2000;
+  const batchChars = options.batchChars ?? 1024 * 1024;
   await knex(pipeline.tables.staging).delete();
 
   async function* batches(): AsyncGenerator<unknown[][]> {
     let batch: unknown[][] = [];
+    let chars = 0;
     let seq = 0;
     for await (const record of records) {
       let canonical: unknown[];
@@ -50,7 +68,7 @@ export async function stageRecords(
         continue;
       }
       seq += 1;
-      batch.push([
+      const row = [
         seq,
         options.runKey,
         pipeline.sourceSystem,
@@ -58,15 +76,19 @@ export async function stageRecords(
         record.line ?? null,
         rowHash(pipeline.sourceSystem, record.sourceReference, canonical),
         ...columns.map(([, spec], i) => adapter.toDriverValue(spec, canonical[i])),
-      ]);
-      if (batch.length >= batchRows) {
+      ];
+      batch.push(row);
+      for (const value of row) chars += typeof value === 'string' ? value.length : 8;
+      if (batch.length >= batchRows || chars >= batchChars) {
         yield batch;
         batch = [];
+        chars = 0;
         await options.afterBatch?.(seq);
       }
     }
     if (batch.length > 0) yield batch;
   }
 
-  return adapter.bulkLoad(knex, pipeline.tables.staging, [...FRAMEWORK_COLUMNS, ...columns.map(([name]) => name)], batches());
+  const loaded = [...FRAMEWORK_COLUMNS, ...columns];
+  return adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
 }
