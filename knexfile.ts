@@ -4,4 +4,4 @@ import { loadConfig } from './src/config/load-config.ts';
 import { createDialectAdapter } from './src/dialect/create-dialect-adapter.ts';
 
 const config = loadConfig();
-export const development = (await createDialectAdapter(config.databaseUrl, config.projectDir)).knexConfig();
+export const development = (await createDialectAdapter(config.databaseUrl, config.projectDir, config)).knexConfig();

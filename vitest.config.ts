@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Starts SQL Server in a container where a container runtime exists (else costs ~nothing).
+    globalSetup: ['./test/global-setup.ts'],
     reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
   },
 });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors/usage-error.ts';
 import { DestinationsSettingsSchema } from '../post/destination-settings.ts';
+import { SourcesSettingsSchema } from '../source/source-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
@@ -28,6 +29,9 @@ function jsonSetting<T extends z.ZodType<Record<string, unknown>>>(schema: T) {
     });
 }
 
+/** Settings whose values may hold credentials (headers, tokens in URLs): errors name them, never echo them. */
+const SECRET_SETTINGS: ReadonlySet<string> = new Set(['IDEM_DESTINATIONS', 'IDEM_SOURCES', 'IDEM_HEARTBEATS']);
+
 const EnvSchema = z.object({
   IDEM_PROJECT_DIR: z.string().min(1).optional(),
   DATABASE_URL: z
@@ -46,6 +50,7 @@ const EnvSchema = z.object({
   IDEM_HEARTBEATS: jsonSetting(z.record(z.string(), z.url({ protocol: /^https?$/ }))),
   IDEM_NOW: z.iso.datetime({ offset: true }).optional(),
   IDEM_DESTINATIONS: jsonSetting(DestinationsSettingsSchema),
+  IDEM_SOURCES: jsonSetting(SourcesSettingsSchema),
 });
 
 /**
@@ -59,8 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
-    // Never echo IDEM_DESTINATIONS or IDEM_HEARTBEATS: they may hold credentials.
-    const got = name === 'IDEM_DESTINATIONS' || name === 'IDEM_HEARTBEATS' ? '' : ` (got ${JSON.stringify(env[name])})`;
+    // Never echo IDEM_DESTINATIONS, IDEM_SOURCES or IDEM_HEARTBEATS: they may hold credentials.
+    const got = SECRET_SETTINGS.has(name) ? '' : ` (got ${JSON.stringify(env[name])})`;
     throw new UsageError(`${name} ${issue.message}${got}`);
   }
   const e = parsed.data;
@@ -75,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     sourceDir: e.IDEM_SOURCE_DIR,
     failpoints: e.IDEM_FAILPOINTS,
     destinations: e.IDEM_DESTINATIONS,
+    sources: e.IDEM_SOURCES,
     heartbeats: e.IDEM_HEARTBEATS,
     now: e.IDEM_NOW === undefined ? undefined : new Date(e.IDEM_NOW),
   });

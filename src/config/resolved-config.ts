@@ -1,4 +1,5 @@
 import type { DestinationSettings } from '../post/destination-settings.ts';
+import type { SourceSettings } from '../source/source-settings.ts';
 
 /** idem's settings, resolved once from the environment (and flags), validated and frozen. */
 export interface ResolvedConfig {
@@ -34,6 +35,12 @@ export interface ResolvedConfig {
    * see `DestinationSettingsSchema`. @defaultValue {}
    */
   readonly destinations: Readonly<Record<string, DestinationSettings>>;
+  /**
+   * `IDEM_SOURCES`: JSON object of HTTP source settings by pipeline name (base URL, headers,
+   * `http` overrides), see `SourceSettingsSchema`. A run of a pipeline with an HTTP source and
+   * no entry stops with a usage error before it takes the lock. @defaultValue {}
+   */
+  readonly sources: Readonly<Record<string, SourceSettings>>;
   /**
    * `IDEM_HEARTBEATS`: JSON object of healthchecks.io-style ping URLs by pipeline name;
    * `--heartbeat-url` overrides it for one command. @defaultValue {}

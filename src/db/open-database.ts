@@ -5,8 +5,10 @@ import { createDialectAdapter } from '../dialect/create-dialect-adapter.ts';
 import type { Database } from './database.ts';
 
 /** Opens the configured database (a knex pool; nothing connects until the first query). */
-export async function openDatabase(config: Pick<ResolvedConfig, 'databaseUrl' | 'projectDir'>): Promise<Database> {
-  const adapter = await createDialectAdapter(config.databaseUrl, config.projectDir);
+export async function openDatabase(
+  config: Pick<ResolvedConfig, 'databaseUrl' | 'projectDir'> & Partial<Pick<ResolvedConfig, 'mssqlRequestTimeoutMs'>>,
+): Promise<Database> {
+  const adapter = await createDialectAdapter(config.databaseUrl, config.projectDir, config);
   const knex = knexFactory(adapter.knexConfig());
   return {
     knex,

@@ -1,14 +1,20 @@
 import path from 'node:path';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import type { DialectAdapter } from './dialect-adapter.ts';
 
 /**
  * Picks the adapter for a database URL: `sqlite:PATH` (relative to `projectDir`; `sqlite:///abs`
- * also works), `postgres://…` / `postgresql://…`. Adapters load lazily, so a run never pays for
- * the drivers of dialects it does not use.
+ * also works), `postgres://…` / `postgresql://…`, `mysql://…` / `mariadb://…`, `mssql://…` /
+ * `sqlserver://…`. Adapters load lazily, so a run never pays for the drivers of dialects it does
+ * not use. `settings` carries the dialect settings from the environment (defaults when absent).
  * @throws UsageError for any other scheme.
  */
-export async function createDialectAdapter(databaseUrl: string, projectDir: string): Promise<DialectAdapter> {
+export async function createDialectAdapter(
+  databaseUrl: string,
+  projectDir: string,
+  settings: Partial<Pick<ResolvedConfig, 'mssqlRequestTimeoutMs'>> = {},
+): Promise<DialectAdapter> {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
     if (!file) throw new UsageError('DATABASE_URL sqlite: needs a file path (got "sqlite:")');
@@ -19,5 +25,13 @@ export async function createDialectAdapter(databaseUrl: string, projectDir: stri
     const { PostgresDialect } = await import('./postgres/postgres-dialect.ts');
     return new PostgresDialect(databaseUrl);
   }
-  throw new UsageError(`DATABASE_URL has an unknown scheme (got "${databaseUrl.split(':')[0]}:"); use sqlite:, postgres:// or postgresql://`);
+  if (/^(mysql|mariadb):\/\//.test(databaseUrl)) {
+    const { MysqlDialect } = await import('./mysql/mysql-dialect.ts');
+    return new MysqlDialect(databaseUrl);
+  }
+  if (/^(mssql|sqlserver):\/\//.test(databaseUrl)) {
+    const { MssqlDialect } = await import('./mssql/mssql-dialect.ts');
+    return new MssqlDialect(databaseUrl, settings.mssqlRequestTimeoutMs === undefined ? {} : { requestTimeoutMs: settings.mssqlRequestTimeoutMs });
+  }
+  throw new UsageError(`DATABASE_URL has an unknown scheme (got "${databaseUrl.split(':')[0]}:"); use sqlite:, postgres://, postgresql://, mysql://, mariadb://, mssql:// or sqlserver://`);
 }

@@ -28,10 +28,12 @@ export interface DialectAdapter {
   tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
   /**
    * Appends rows to a table by the dialect's fast path. Rows hold driver values in `columns`
-   * order; batches bound memory (the caller sizes them).
+   * order; batches bound memory (the caller sizes them). `specs` holds each column's spec, in
+   * `columns` order, exactly as the table was created with it (typed loads such as SQL Server's
+   * bulk load must declare every column's type and nullability).
    * @returns the number of rows loaded.
    */
-  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number>;
+  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number>;
   /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
   deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number>;
   /**
@@ -39,4 +41,9 @@ export interface DialectAdapter {
    * and inserts missing keys, in this order, inside the caller's transaction.
    */
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts>;
+  /**
+   * The adapter's effective settings worth one log line when a session starts (for example the
+   * SQL Server request timeout); `{}` when there is nothing to say. Never holds secrets.
+   */
+  describeSettings(): Readonly<Record<string, unknown>>;
 }

@@ -19,7 +19,7 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
         addColumn(t, 'run_key', KEY);
         addColumn(t, 'source_system', KEY);
         addColumn(t, 'source_reference', KEY);
-        t.integer('source_line').nullable();
+        addColumn(t, 'source_line', column.integer({ nullable: true }));
         addColumn(t, 'row_hash', HASH);
         for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
         t.index(['source_system', 'source_reference'], `${staging}_key_idx`);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
-import { describe } from 'vitest';
+import { describe, inject } from 'vitest';
 
 /** The dialects the behavioural suite runs on. `TEST_DIALECTS=sqlite,postgres` narrows it. */
 export type TestDialect = 'sqlite' | 'postgres' | 'mysql' | 'mssql';
@@ -17,14 +17,17 @@ export const PG_ADMIN_URL = process.env.IDEM_TEST_PG_URL ?? 'postgres://postgres
 /** The real local MariaDB (root, no password); tests create one database per test database. */
 export const MYSQL_ADMIN_URL = process.env.IDEM_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 /**
- * SQL Server for the suite: set by test/global-setup.ts from a testcontainers container where a
- * container runtime exists, or given as `IDEM_TEST_MSSQL_URL`. Unset: SQL Server runs are skipped.
+ * SQL Server for the suite: given as `IDEM_TEST_MSSQL_URL` (e.g. the docker-compose server), or
+ * provided by test/global-setup.ts from a testcontainers container where a container runtime
+ * exists. Neither: SQL Server runs are skipped.
  */
-export const MSSQL_ADMIN_URL = process.env.IDEM_TEST_MSSQL_URL;
+export const MSSQL_ADMIN_URL: string | undefined = process.env.IDEM_TEST_MSSQL_URL ?? inject('mssqlTestUrl');
 
 /** Why a dialect cannot run here, or undefined when it can. */
 export function unavailableReason(dialect: TestDialect): string | undefined {
-  if (dialect === 'mssql' && !MSSQL_ADMIN_URL) return 'no container runtime for SQL Server here (testcontainers found none) and no IDEM_TEST_MSSQL_URL';
+  if (dialect === 'mssql' && !MSSQL_ADMIN_URL) {
+    return inject('mssqlTestUnavailable') ?? 'no container runtime for SQL Server here (testcontainers found none) and no IDEM_TEST_MSSQL_URL';
+  }
   return undefined;
 }
 
@@ -46,7 +49,9 @@ export interface TestDatabase {
 }
 
 async function withAdmin<T>(client: string, url: string, work: (admin: Knex) => Promise<T>): Promise<T> {
-  const admin = knexFactory({ client, connection: url, pool: { min: 0, max: 1 } });
+  // SQL Server: knex cannot read an mssql:// URL itself (port, TLS parameters), idem's adapter can.
+  const connection = client === 'mssql' ? new (await import('../../src/dialect/mssql/mssql-dialect.ts')).MssqlDialect(url).knexConfig().connection! : url;
+  const admin = knexFactory({ client, connection, pool: { min: 0, max: 1 } });
   try {
     return await work(admin);
   } finally {

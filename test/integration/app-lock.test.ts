@@ -2,6 +2,7 @@ import knexFactory from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { AppLock } from '../../src/dialect/app-lock.ts';
+import { mysqlLockName } from '../../src/dialect/mysql/mysql-lock-name.ts';
 import { LockLostError } from '../../src/errors/lock-lost-error.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { openMigratedDatabase, openTestDatabase } from '../helpers/test-db.ts';
@@ -67,6 +68,30 @@ describeEachDialect('the app lock', (dialect) => {
     } finally {
       await admin.destroy();
     }
+    await take(b, 'run B');
+    await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
+  });
+
+  if (dialect === 'mysql') it('is free at once when its connection is KILLed, and the old holder notices before its next step', async () => {
+    const lock = await take(a, 'run A');
+    const admin = knexFactory({ client: 'mysql2', connection: testDb.url, pool: { min: 0, max: 1 } });
+    try {
+      const [[{ holder }]] = await admin.raw('select is_used_lock(?) as holder', [mysqlLockName(testDb.url.split('/').pop()!, 'idem:test-lock')]);
+      expect(holder).toEqual(expect.any(Number));
+      await admin.raw(`kill ${Number(holder)}`);
+    } finally {
+      await admin.destroy();
+    }
+    await take(b, 'run B');
+    await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
+  });
+
+  if (dialect === 'mssql') it('is free at once when its session is KILLed, and the old holder notices before its next step', async () => {
+    const lock = await take(a, 'run A');
+    // The lock session's program_name is the owner: that is how a second run names the holder.
+    const killed = await a.knex.raw("select session_id from sys.dm_exec_sessions where database_id = db_id() and program_name like 'idem run A%'");
+    expect(killed).toHaveLength(1);
+    await a.knex.raw(`kill ${Number((killed as { session_id: number }[])[0]!.session_id)}`);
     await take(b, 'run B');
     await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertMissingSql } from '../../src/dialect/insert-missing-sql.ts';
+import { mysqlUpdateChangedSql } from '../../src/dialect/mysql/mysql-upsert.ts';
 import { postgresUpdateChangedSql } from '../../src/dialect/postgres/postgres-upsert.ts';
 import { quoteAnsiIdentifier } from '../../src/dialect/quote-ansi-identifier.ts';
 import { sqliteUpdateChangedSql } from '../../src/dialect/sqlite/sqlite-upsert.ts';
@@ -13,6 +14,14 @@ describe('upsert SQL', () => {
 
   it('SQLite compares null-safely with IS NOT', () => {
     expect(sqliteUpdateChangedSql(plan)).toContain('and (t."a" is not s."a" or t."b" is not s."b" or t."row_hash" is not s."row_hash")');
+  });
+
+  it('MySQL/MariaDB joins staging and compares null-safely with <=>', () => {
+    expect(mysqlUpdateChangedSql(plan)).toBe(
+      'update `x` t join `stg_x` s on t.`source_system` = s.`source_system` and t.`source_reference` = s.`source_reference` ' +
+        'set t.`a` = s.`a`, t.`b` = s.`b`, t.`row_hash` = s.`row_hash`, t.`last_changed_run_key` = ?, t.`updated_at` = ? ' +
+        'where not (t.`a` <=> s.`a` and t.`b` <=> s.`b` and t.`row_hash` <=> s.`row_hash`)',
+    );
   });
 
   it('inserts only keys the target lacks', () => {

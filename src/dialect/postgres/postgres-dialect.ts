@@ -63,4 +63,8 @@ export class PostgresDialect implements DialectAdapter {
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return postgresUpsert(trx, plan);
   }
+
+  describeSettings(): Readonly<Record<string, unknown>> {
+    return {};
+  }
 }

@@ -82,4 +82,8 @@ export class SqliteDialect implements DialectAdapter {
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return sqliteUpsert(trx, plan);
   }
+
+  describeSettings(): Readonly<Record<string, unknown>> {
+    return {};
+  }
 }

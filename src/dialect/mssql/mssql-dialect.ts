@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
+import type { DialectAdapter } from '../dialect-adapter.ts';
+import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
+import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
+import { tryAcquireMssqlAppLock } from './mssql-app-lock.ts';
+import { type MssqlLoadColumn, mssqlBulkLoad, mssqlInsertRows } from './mssql-bulk-load.ts';
+import { type MssqlConnectionSettings, mssqlKnexConnection, parseMssqlUrl } from './mssql-connection-config.ts';
+import { quoteMssqlIdentifier } from './mssql-quote-identifier.ts';
+import { addMssqlColumn, fromMssqlValue, toMssqlValue } from './mssql-types.ts';
+import { mssqlUpsert, rowCountOf, withRowCount } from './mssql-upsert.ts';
+
+/** The default of `IDEM_MSSQL_REQUEST_TIMEOUT_MS`. */
+export const MSSQL_DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Settings of {@link MssqlDialect} that do not come from the URL. */
+export interface MssqlDialectOptions {
+  /**
+   * tedious' request timeout in ms (`IDEM_MSSQL_REQUEST_TIMEOUT_MS`): how long a statement may
+   * wait for the server's first answer; 0 waits forever. @defaultValue 30000
+   */
+  readonly requestTimeoutMs?: number;
+}
+
+/**
+ * SQL Server (`DATABASE_URL=mssql://user:password@host:1433/database`, also `sqlserver://`;
+ * parameters `encrypt`, `trustServerCertificate`, `stagingLoad`): `sp_getapplock` on a
+ * dedicated session, a TDS bulk load for staging, `EXISTS (… EXCEPT …)` for change detection.
+ * knex drives tedious directly.
+ *
+ * @example new MssqlDialect('mssql://etl:S3cret%21@db.internal:1433/etl', { requestTimeoutMs: 60_000 })
+ */
+export class MssqlDialect implements DialectAdapter {
+  readonly name = 'mssql' as const;
+  readonly #settings: MssqlConnectionSettings;
+  readonly #requestTimeoutMs: number;
+
+  /** @throws UsageError for a malformed URL or an unknown URL parameter. */
+  constructor(url: string, options: MssqlDialectOptions = {}) {
+    this.#settings = parseMssqlUrl(url);
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? MSSQL_DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  /** Pool max 8: the app lock has its own connection, and a staging load holds one pooled connection. */
+  knexConfig(): Knex.Config {
+    return {
+      client: 'mssql',
+      connection: mssqlKnexConnection(this.#settings, this.#requestTimeoutMs),
+      pool: { min: 0, max: 8 },
+    };
+  }
+
+  quoteIdentifier(name: string): string {
+    return quoteMssqlIdentifier(name);
+  }
+
+  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+    addMssqlColumn(table, name, spec);
+  }
+
+  toDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return toMssqlValue(spec, value);
+  }
+
+  fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return fromMssqlValue(spec, value);
+  }
+
+  tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return tryAcquireMssqlAppLock(this.#settings, this.#requestTimeoutMs, request);
+  }
+
+  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number> {
+    if (specs.length !== columns.length) throw new Error(`bulkLoad(${table}): ${columns.length} columns but ${specs.length} specs`);
+    const load: MssqlLoadColumn[] = columns.map((name, i) => ({ name, spec: specs[i]! }));
+    return this.#settings.stagingLoad === 'insert' ? mssqlInsertRows(knex, table, load, batches) : mssqlBulkLoad(knex, table, load, batches);
+  }
+
+  async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
+    return rowCountOf(await db.raw(withRowCount(supersededStagingRowsSql(staging, quoteMssqlIdentifier))));
+  }
+
+  upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
+    return mssqlUpsert(trx, plan);
+  }
+
+  describeSettings(): Readonly<Record<string, unknown>> {
+    return { requestTimeoutMs: this.#requestTimeoutMs, stagingLoad: this.#settings.stagingLoad };
+  }
+}

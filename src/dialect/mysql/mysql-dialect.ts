@@ -1,0 +1,128 @@
+import type { Knex } from 'knex';
+import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
+import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
+import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
+import { tryAcquireMysqlAppLock } from './mysql-app-lock.ts';
+import { mysqlBulkLoad, type MysqlLoadSettings } from './mysql-bulk-load.ts';
+import {
+  addMysqlColumn,
+  exactCollation,
+  fromMysqlValue,
+  MYSQL_SESSION_SQL,
+  mysqlConnectionOptions,
+  mysqlFlavourOf,
+  toMysqlValue,
+  type MysqlFlavour,
+} from './mysql-types.ts';
+import { mysqlUpsert, quoteMysqlIdentifier, type MysqlRawResult } from './mysql-upsert.ts';
+
+/** What idem learns about the server on its first pooled connection. */
+interface MysqlServer extends MysqlLoadSettings {
+  readonly flavour: MysqlFlavour;
+}
+
+/**
+ * MySQL 8.0.17+ and MariaDB 10.2+ through mysql2 (`DATABASE_URL=mysql://…` or `mariadb://…`):
+ * `GET_LOCK` app lock on a dedicated session, `LOAD DATA LOCAL INFILE` for staging (multi-row
+ * INSERTs when the server refuses `LOCAL`), `<=>` for change detection, and text in an exact,
+ * NO PAD collation.
+ *
+ * The two servers name that collation differently, so the adapter learns the flavour on the
+ * pool's first connection (`afterCreate`, together with `@@local_infile` and
+ * `@@max_allowed_packet`). `addColumn` runs while knex compiles a `createTable`, which knex does
+ * only on an acquired connection, so the flavour is always known by then.
+ *
+ * @example new MysqlDialect('mariadb://etl:secret@db.internal:3306/etl')
+ */
+export class MysqlDialect implements DialectAdapter {
+  readonly name = 'mysql' as const;
+  readonly #options: ConnectionOptions;
+  #server: MysqlServer | undefined;
+
+  constructor(url: string) {
+    this.#options = mysqlConnectionOptions(url);
+  }
+
+  knexConfig(): Knex.Config {
+    const learn = (server: MysqlServer): void => {
+      this.#server ??= server;
+    };
+    return {
+      client: 'mysql2',
+      connection: { ...this.#options } as Knex.MySql2ConnectionConfig,
+      pool: {
+        min: 0,
+        max: 8,
+        afterCreate(connection: Connection, done: (error: Error | null, connection: Connection) => void) {
+          connection.query(MYSQL_SESSION_SQL, (setError) => {
+            if (setError) return done(setError, connection);
+            connection.query<RowDataPacket[]>(
+              'select version() as version, @@local_infile as local_infile, @@max_allowed_packet as max_allowed_packet',
+              (selectError, rows) => {
+                if (selectError) return done(selectError, connection);
+                const row = rows[0]!;
+                learn({
+                  flavour: mysqlFlavourOf(String(row.version)),
+                  localInfile: Number(row.local_infile) === 1,
+                  maxAllowedPacket: Number(row.max_allowed_packet),
+                });
+                done(null, connection);
+              },
+            );
+          });
+        },
+      },
+    };
+  }
+
+  /** The server as learned on the first connection. */
+  #learned(): MysqlServer {
+    if (!this.#server) throw new Error('MysqlDialect: the server is learned on the first pooled connection; run a query before this');
+    return this.#server;
+  }
+
+  quoteIdentifier(name: string): string {
+    return quoteMysqlIdentifier(name);
+  }
+
+  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+    addMysqlColumn(table, name, spec, exactCollation(this.#learned().flavour));
+  }
+
+  toDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return toMysqlValue(spec, value);
+  }
+
+  fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
+    return fromMysqlValue(spec, value);
+  }
+
+  tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return tryAcquireMysqlAppLock(this.#options, request);
+  }
+
+  /** `specs` is not needed: `LOAD DATA` and INSERT convert text to each column's own type. */
+  bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, _specs?: readonly ColumnSpec[]): Promise<number> {
+    return mysqlBulkLoad(knex, table, columns, batches, () => this.#learned());
+  }
+
+  /** MySQL cannot delete from a table its subquery reads (error 1093), so the table joins itself. */
+  async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
+    const q = quoteMysqlIdentifier;
+    const same = (column: string): string => `later.${q(column)} = s.${q(column)}`;
+    const [result] = (await db.raw(
+      `delete s from ${q(staging)} s join ${q(staging)} later on ${same('source_system')} and ${same('source_reference')} and later.${q('seq')} > s.${q('seq')}`,
+    )) as MysqlRawResult;
+    return result.affectedRows;
+  }
+
+  upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
+    return mysqlUpsert(trx, plan);
+  }
+
+  describeSettings(): Readonly<Record<string, unknown>> {
+    return {};
+  }
+}
