@@ -11,3 +11,5 @@ export { requestJson } from './request-json.ts';
 export type { JsonRequest, JsonResponse } from './request-json.ts';
 export { sendWithRetry } from './send-with-retry.ts';
 export type { RetryInfo, SendWithRetryOptions } from './send-with-retry.ts';
+export { parseLinkHeader } from './parse-link-header.ts';
+export type { WebLink } from './parse-link-header.ts';

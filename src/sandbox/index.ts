@@ -1,6 +1,9 @@
 export { canonicalJson } from './canonical-json.ts';
-export type { SandboxFault, SandboxFaultScope, SandboxSettings } from './sandbox-fault.ts';
+export type { SandboxFault, SandboxFaultRoute, SandboxFaultScope, SandboxSettings } from './sandbox-fault.ts';
 export { SandboxFaultQueue } from './sandbox-fault-queue.ts';
+export { loadSandboxProducts } from './load-sandbox-products.ts';
+export { pageSandboxProducts } from './page-sandbox-products.ts';
+export type { SandboxProductsPage } from './page-sandbox-products.ts';
 export { SandboxIdempotencyStore } from './sandbox-idempotency-store.ts';
 export type { SandboxIdempotencyEntry, SandboxStoredResponse } from './sandbox-idempotency-store.ts';
 export { SandboxState } from './sandbox-state.ts';
@@ -10,3 +13,5 @@ export type { SandboxApi, SandboxApiOptions } from './start-sandbox-api.ts';
 export { TokenBucket } from './token-bucket.ts';
 export { validateInvoiceBody } from './validate-invoice-body.ts';
 export type { SandboxInvoiceBody, SandboxValidationDetail } from './validate-invoice-body.ts';
+export { validateSandboxProducts } from './validate-sandbox-products.ts';
+export type { SandboxProduct } from './validate-sandbox-products.ts';

@@ -1,4 +1,4 @@
-import type { SandboxFault } from './sandbox-fault.ts';
+import type { SandboxFault, SandboxFaultRoute } from './sandbox-fault.ts';
 
 /** The pending scripted faults, each with how many more requests it applies to. */
 export class SandboxFaultQueue {
@@ -22,9 +22,14 @@ export class SandboxFaultQueue {
     return this.#pending.map(({ fault, remaining }) => ({ ...fault, count: remaining }));
   }
 
-  /** Consumes one use of the first fault matching a POST with this body `reference`, if any. */
-  take(reference: string | undefined): SandboxFault | undefined {
-    const index = this.#pending.findIndex(({ fault }) => fault.reference === undefined || fault.reference === reference);
+  /**
+   * Consumes one use of the first fault for `route` (a fault without a route is for
+   * `POST /invoices`) whose `reference`, if it has one, is this request's, if any.
+   */
+  take(route: SandboxFaultRoute, reference: string | undefined): SandboxFault | undefined {
+    const index = this.#pending.findIndex(
+      ({ fault }) => (fault.route ?? 'POST /invoices') === route && (fault.reference === undefined || fault.reference === reference),
+    );
     if (index === -1) return undefined;
     const entry = this.#pending[index];
     entry.remaining -= 1;

@@ -1,13 +1,23 @@
-/** Narrows which `POST /invoices` requests consume a fault, and how many. */
+/** The API routes a scripted fault can hit. */
+export type SandboxFaultRoute = 'POST /invoices' | 'GET /products';
+
+/** Narrows which API requests consume a fault, and how many. */
 export interface SandboxFaultScope {
-  /** Only requests whose body has this `reference` consume the fault; omitted = any POST. */
+  /** Only requests to this route consume the fault; default 'POST /invoices'. */
+  route?: SandboxFaultRoute;
+  /**
+   * `POST /invoices` only: only requests whose body has this `reference` consume the fault;
+   * omitted = any POST. A fault with a `reference` never matches `GET /products`.
+   */
   reference?: string;
   /** How many matching requests the fault applies to before it is gone; default 1. */
   count?: number;
 }
 
 /**
- * A scripted failure, consumed in queue order by the next matching `POST /invoices`:
+ * A scripted failure, consumed in queue order by the next matching request (`POST /invoices`
+ * unless `route` says `GET /products`, where nothing is committed, so the `-after-commit` kinds
+ * act like `reset` and a plain hang):
  * - `status`: answer `status` (e.g. 503, 429, 400) and create nothing. `retryAfterSeconds` sets
  *   `Retry-After` (seconds); `body` replaces the default `{ error: "<status text>" }` JSON body.
  * - `reset`: reset the TCP connection without answering; nothing is created.

@@ -1,5 +1,7 @@
 import { SandboxIdempotencyStore } from './sandbox-idempotency-store.ts';
 import type { SandboxInvoiceBody } from './validate-invoice-body.ts';
+import { validateSandboxProducts } from './validate-sandbox-products.ts';
+import type { SandboxProduct } from './validate-sandbox-products.ts';
 
 /** A created invoice: the body as sent plus the server-assigned `id` (`inv_000001`…) and `created_at` (ISO 8601). */
 export interface SandboxRecord extends SandboxInvoiceBody {
@@ -11,6 +13,8 @@ export interface SandboxRecord extends SandboxInvoiceBody {
 export interface SandboxRequestLog {
   method: string;
   path: string;
+  /** The query string as sent, with its `?` (`?page=2&per_page=100`), or '' when there is none. */
+  query: string;
   /** The body's `reference` for POST, the `?reference=` query for GET, else null. */
   reference: string | null;
   /** The `Idempotency-Key` header as sent, even when the sandbox ignores keys. */
@@ -30,15 +34,29 @@ export interface SandboxStats {
 /** Only the most recent requests are kept, so a long demo or benchmark cannot grow memory without bound. */
 const REQUEST_LOG_LIMIT = 10_000;
 
-/** Everything the sandbox "remote" holds: records, idempotency keys and request counts. */
+/** Everything the sandbox "remote" holds: records, idempotency keys, request counts and the product catalogue. */
 export class SandboxState {
   readonly idempotency = new SandboxIdempotencyStore();
+  readonly #initialProducts: readonly SandboxProduct[];
+  // Products are frozen copies, so they can be handed out without copying each one again.
+  readonly #products = new Map<string, Readonly<SandboxProduct>>();
+  /** The catalogue sorted by `stock_code`, rebuilt on the first read after a change. */
+  #sortedProducts: Readonly<SandboxProduct>[] | undefined;
   readonly #byId = new Map<string, SandboxRecord>();
   readonly #byReference = new Map<string, SandboxRecord[]>();
   #lastId = 0;
   #requests: SandboxRequestLog[] = [];
   #postRequests = 0;
   #getRequests = 0;
+
+  /**
+   * @param products - the catalogue the sandbox starts with, and returns to on `clear()`.
+   * @throws TypeError when it is not a valid catalogue (see `validateSandboxProducts`).
+   */
+  constructor(products: readonly SandboxProduct[] = []) {
+    this.#initialProducts = checkedProducts(products).map((product) => Object.freeze({ ...product }));
+    this.setProducts(this.#initialProducts);
+  }
 
   /** POST requests received, including those answered by a fault, a 4xx or a replay. */
   get postRequests(): number {
@@ -92,6 +110,41 @@ export class SandboxState {
     return true;
   }
 
+  /** The catalogue, sorted by `stock_code` (UTF-16 code-unit order, so `85123A` before `85123a`). */
+  products(): Readonly<SandboxProduct>[] {
+    this.#sortedProducts ??= [...this.#products.values()].sort((a, b) => (a.stock_code < b.stock_code ? -1 : a.stock_code > b.stock_code ? 1 : 0));
+    return [...this.#sortedProducts];
+  }
+
+  product(stockCode: string): Readonly<SandboxProduct> | undefined {
+    return this.#products.get(stockCode);
+  }
+
+  /**
+   * Replaces the whole catalogue (frozen copies are kept: later changes to `products` do not leak in).
+   * @throws TypeError when it is not a valid catalogue (see `validateSandboxProducts`).
+   */
+  setProducts(products: readonly SandboxProduct[]): void {
+    const valid = checkedProducts(products);
+    this.#products.clear();
+    for (const product of valid) this.#products.set(product.stock_code, Object.freeze({ ...product }));
+    this.#sortedProducts = undefined;
+  }
+
+  /**
+   * Changes the given fields of one product, as an operator editing the catalogue would;
+   * `stock_code` stays (it names the product).
+   * @returns the product as it is now, or undefined when no product has this code.
+   */
+  updateProduct(stockCode: string, fields: Readonly<Record<string, unknown>>): Readonly<SandboxProduct> | undefined {
+    const product = this.#products.get(stockCode);
+    if (!product) return undefined;
+    const updated = Object.freeze({ ...product, ...fields, stock_code: stockCode });
+    this.#products.set(stockCode, updated);
+    this.#sortedProducts = undefined;
+    return updated;
+  }
+
   logRequest(request: SandboxRequestLog): void {
     if (request.method === 'POST') this.#postRequests += 1;
     if (request.method === 'GET') this.#getRequests += 1;
@@ -109,9 +162,10 @@ export class SandboxState {
     };
   }
 
-  /** Forgets records, keys and counts; ids start again at `inv_000001`. */
+  /** Forgets records, keys and counts; ids start again at `inv_000001`; the catalogue is the initial one again. */
   clear(): void {
     this.idempotency.clear();
+    this.setProducts(this.#initialProducts);
     this.#byId.clear();
     this.#byReference.clear();
     this.#lastId = 0;
@@ -119,4 +173,10 @@ export class SandboxState {
     this.#postRequests = 0;
     this.#getRequests = 0;
   }
+}
+
+function checkedProducts(products: readonly SandboxProduct[]): readonly SandboxProduct[] {
+  const validation = validateSandboxProducts(products);
+  if (!validation.ok) throw new TypeError(`invalid catalogue: ${validation.details.map((d) => `${d.field} ${d.message}`).join('; ')}`);
+  return validation.products;
 }

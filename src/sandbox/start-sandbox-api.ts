@@ -3,14 +3,18 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from './canonical-json.ts';
-import type { SandboxFault, SandboxSettings } from './sandbox-fault.ts';
+import type { SandboxFault, SandboxFaultRoute, SandboxSettings } from './sandbox-fault.ts';
 import { SandboxFaultQueue } from './sandbox-fault-queue.ts';
 import type { SandboxStoredResponse } from './sandbox-idempotency-store.ts';
+import { loadSandboxProducts } from './load-sandbox-products.ts';
+import { pageSandboxProducts } from './page-sandbox-products.ts';
 import { SandboxState } from './sandbox-state.ts';
 import type { SandboxRequestLog } from './sandbox-state.ts';
 import { TokenBucket } from './token-bucket.ts';
 import { validateInvoiceBody } from './validate-invoice-body.ts';
 import type { SandboxInvoiceBody } from './validate-invoice-body.ts';
+import { validateSandboxProducts } from './validate-sandbox-products.ts';
+import type { SandboxProduct } from './validate-sandbox-products.ts';
 
 /** Where to listen, the initial {@link SandboxSettings}, and a hook seeing every logged API request. */
 export interface SandboxApiOptions extends SandboxSettings {
@@ -18,6 +22,11 @@ export interface SandboxApiOptions extends SandboxSettings {
   port?: number;
   /** Interface to bind; default '127.0.0.1' (loopback only). */
   host?: string;
+  /**
+   * The product catalogue `GET /products` starts with (and returns to on `reset()`); default the
+   * bundled fixtures/online-retail/products.json (see `loadSandboxProducts`).
+   */
+  products?: readonly SandboxProduct[];
   onRequest?: (request: SandboxRequestLog) => void;
 }
 
@@ -31,7 +40,7 @@ export interface SandboxApi {
   configure(settings: SandboxSettings): void;
   /** Appends scripted faults to the queue. */
   addFaults(faults: readonly SandboxFault[]): void;
-  /** Clears records, idempotency keys, counts and queued faults; settings stay. */
+  /** Clears records, idempotency keys, counts and queued faults, and restores the initial catalogue; settings stay. */
   reset(): void;
   /** Stops listening and destroys every open socket, hung requests included. Safe to call twice. */
   close(): Promise<void>;
@@ -41,6 +50,10 @@ type StoredAnswer = SandboxStoredResponse & { headers?: OutgoingHttpHeaders };
 type PostPlan = ({ kind: 'answer' } & StoredAnswer) | { kind: 'reset' } | { kind: 'create'; invoice: SandboxInvoiceBody };
 
 const FAULT_KINDS: ReadonlySet<unknown> = new Set<SandboxFault['kind']>(['status', 'reset', 'reset-after-commit', 'hang-after-commit']);
+const FAULT_ROUTES: ReadonlySet<unknown> = new Set<SandboxFaultRoute>(['POST /invoices', 'GET /products']);
+
+/** The bundled catalogue, read once per process (the state keeps frozen copies, so sharing it is safe). */
+let bundledProducts: SandboxProduct[] | undefined;
 
 /**
  * Starts a loopback HTTP server that behaves like an accounting API, for dev, demos and tests.
@@ -48,7 +61,9 @@ const FAULT_KINDS: ReadonlySet<unknown> = new Set<SandboxFault['kind']>(['status
  * API routes: `POST /invoices` (201 `{ id, created_at, ...body }`; 400 `{ error: "validation_failed",
  * details }` without a string `reference` or a `type` of "invoice" | "credit_note"),
  * `GET /invoices?reference=R` (`{ data: [...] }`), `GET /invoices/:id` (record or 404),
- * `DELETE /invoices/:id` (void a record, as an operator at the destination might).
+ * `DELETE /invoices/:id` (void a record, as an operator at the destination might), and
+ * `GET /products`, a product catalogue paged by cursor, page number or `Link` header (see
+ * `pageSandboxProducts`).
  * `Idempotency-Key` follows https://docs.stripe.com/api/idempotent_requests: the first response is
  * stored and replayed for the same key and body with `Idempotent-Replayed: true`; a different body
  * (canonical JSON) gets 422 `idempotency_key_reused`; a key still in flight gets 409.
@@ -56,10 +71,14 @@ const FAULT_KINDS: ReadonlySet<unknown> = new Set<SandboxFault['kind']>(['status
  * Admin routes, for a sandbox in another process: `GET /_admin/stats` ({@link SandboxStats}),
  * `GET /_admin/records` (`{ data }`), `POST /_admin/reset`, `POST /_admin/faults` with
  * `{ latencyMs?, idempotencyKeys?, maxRequestsPerSecond?, faults? }` (given settings change; `faults`
- * replaces the queue), and `GET /health`. Every body is JSON.
+ * replaces the queue), `GET /_admin/products` (`{ data }`), `PUT /_admin/products` (replace the
+ * catalogue with a JSON array of products; 200 `{ products: n }`), `PATCH /_admin/products/:code`
+ * (merge a JSON object into one product; 200 the product, 404 for an unknown code), and
+ * `GET /health`. Every body is JSON. Latency, the rate limit and faults (with `route`) apply to
+ * `GET /products` as to the other API routes; admin routes are exempt.
  */
 export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<SandboxApi> {
-  const state = new SandboxState();
+  const state = new SandboxState(options.products ?? (bundledProducts ??= loadSandboxProducts()));
   const faults = new SandboxFaultQueue();
   const settings: Required<SandboxSettings> = { latencyMs: 0, idempotencyKeys: true, maxRequestsPerSecond: 0 };
   let bucket: TokenBucket | undefined;
@@ -79,10 +98,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
   const pause = (ms: number): Promise<unknown> => (ms > 0 ? sleep(ms, undefined, { signal: closing.signal }) : Promise.resolve());
 
   const planPost = (body: unknown, key: string | null, fault: SandboxFault | undefined): PostPlan => {
-    if (fault?.kind === 'status') {
-      const headers = fault.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(fault.retryAfterSeconds) };
-      return { kind: 'answer', status: fault.status, body: fault.body ?? errorBody(fault.status), headers };
-    }
+    if (fault?.kind === 'status') return { kind: 'answer', ...statusFaultAnswer(fault) };
     if (fault?.kind === 'reset') return { kind: 'reset' };
     const validation = validateInvoiceBody(body);
     // Stripe saves no result for a request that failed validation, so the key is not reserved.
@@ -110,7 +126,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
   };
 
   const postInvoice = async (req: IncomingMessage, res: ServerResponse, body: unknown, key: string | null): Promise<void> => {
-    const fault = faults.take(referenceOf(body));
+    const fault = faults.take('POST /invoices', referenceOf(body));
     // Planned before the latency so the key is reserved (in flight) while the request "executes".
     const plan = planPost(body, key, fault);
     await pause(settings.latencyMs);
@@ -124,12 +140,31 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
     send(res, answer.status, answer.body, answer.headers);
   };
 
+  const getProducts = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const fault = faults.take('GET /products', undefined);
+    await pause(settings.latencyMs);
+    if (fault?.kind === 'status') {
+      const answer = statusFaultAnswer(fault);
+      return send(res, answer.status, answer.body, answer.headers);
+    }
+    // A GET commits nothing: "after commit" is just a reset or a hang here.
+    if (fault?.kind === 'reset' || fault?.kind === 'reset-after-commit') return void req.socket.resetAndDestroy();
+    if (fault?.kind === 'hang-after-commit') {
+      if (fault.ms === undefined) return;
+      await pause(fault.ms);
+    }
+    const host = headerValue(req, 'host');
+    const page = pageSandboxProducts(state.products(), url, host === null ? undefined : `http://${host}`);
+    send(res, page.status, page.body, page.headers);
+  };
+
   const handleApi = async (req: IncomingMessage, res: ServerResponse, url: URL, raw: string): Promise<void> => {
     const body = req.method === 'POST' ? parseJson(raw) : undefined;
     const sentKey = headerValue(req, 'idempotency-key');
     const request: SandboxRequestLog = {
       method: req.method ?? 'GET',
       path: url.pathname,
+      query: url.search,
       reference: (req.method === 'POST' ? referenceOf(body) : url.searchParams.get('reference')) ?? null,
       idempotencyKey: sentKey,
       at: new Date().toISOString(),
@@ -143,6 +178,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
     if (req.method === 'POST' && url.pathname === '/invoices') {
       return postInvoice(req, res, body, settings.idempotencyKeys ? sentKey : null);
     }
+    if (req.method === 'GET' && url.pathname === '/products') return getProducts(req, res, url);
     await pause(settings.latencyMs);
     if (req.method === 'GET' && url.pathname === '/invoices') {
       const reference = url.searchParams.get('reference');
@@ -173,6 +209,20 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
         faults.add(config.faults);
       }
       return send(res, 200, { settings, faults: faults.pending() });
+    }
+    if (method === 'GET' && path === '/_admin/products') return send(res, 200, { data: state.products() });
+    if (method === 'PUT' && path === '/_admin/products') {
+      const validation = validateSandboxProducts(parseJson(raw));
+      if (!validation.ok) return send(res, 400, { error: 'validation_failed', details: validation.details });
+      state.setProducts(validation.products);
+      return send(res, 200, { products: validation.products.length });
+    }
+    const code = /^\/_admin\/products\/([^/]+)$/.exec(path)?.[1];
+    if (method === 'PATCH' && code !== undefined) {
+      const fields = parseJson(raw);
+      if (!isObject(fields)) return send(res, 400, { error: 'validation_failed', details: [{ field: '(body)', message: 'must be a JSON object of fields' }] });
+      const product = state.updateProduct(decodeURIComponent(code), fields);
+      return product ? send(res, 200, product) : send(res, 404, errorBody(404));
     }
     send(res, 404, errorBody(404));
   };
@@ -231,6 +281,12 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Outgo
   res.end(payload);
 }
 
+/** What a `status` fault answers: its status, its body or the default one, and its `Retry-After`. */
+function statusFaultAnswer(fault: Extract<SandboxFault, { kind: 'status' }>): StoredAnswer {
+  const headers = fault.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(fault.retryAfterSeconds) };
+  return { status: fault.status, body: fault.body ?? errorBody(fault.status), headers };
+}
+
 /** `{ error: "service_unavailable" }` and the like, from the standard status text. */
 function errorBody(status: number): { error: string } {
   return { error: (STATUS_CODES[status] ?? 'error').toLowerCase().replace(/[^a-z0-9]+/g, '_') };
@@ -270,6 +326,7 @@ function isAdminConfig(value: unknown): value is SandboxSettings & { faults?: Sa
     isObject(value) &&
     ['latencyMs', 'maxRequestsPerSecond'].every((field) => value[field] === undefined || (typeof value[field] === 'number' && value[field] >= 0)) &&
     (value.idempotencyKeys === undefined || typeof value.idempotencyKeys === 'boolean') &&
-    (value.faults === undefined || (Array.isArray(value.faults) && value.faults.every((fault) => isObject(fault) && FAULT_KINDS.has(fault.kind))))
+    (value.faults === undefined ||
+      (Array.isArray(value.faults) && value.faults.every((fault) => isObject(fault) && FAULT_KINDS.has(fault.kind) && (fault.route === undefined || FAULT_ROUTES.has(fault.route)))))
   );
 }

@@ -1,9 +1,21 @@
 import { existsSync } from 'node:fs';
 import { SourceError } from '../errors/source-error.ts';
+import { resolveHttpSettings } from '../http/http-settings.ts';
+import type { RetryInfo } from '../http/send-with-retry.ts';
 import type { QuarantinedRow } from '../quarantine/quarantined-row.ts';
 import { readCsvRows } from './read-csv-rows.ts';
+import { readHttpJsonRows } from './read-http-json-rows.ts';
 import type { SourceDefinition } from './source-definition.ts';
 import type { SourceRow } from './source-row.ts';
+import type { SourceSettings } from './source-settings.ts';
+
+/** Deployment settings and hooks for {@link readSourceRows}; CSV sources use none of them. */
+export interface ReadSourceOptions {
+  /** The pipeline's `IDEM_SOURCES` entry (HTTP sources: headers and `http` overrides). */
+  readonly settings?: SourceSettings;
+  /** HTTP sources: called before waiting to retry the page `url`. */
+  readonly onRetry?: (url: string, info: RetryInfo) => void | Promise<void>;
+}
 
 /**
  * Streams a source's validated rows from its location (a file path, or a URL), sending rejected
@@ -14,10 +26,16 @@ export function readSourceRows<Row>(
   source: SourceDefinition<Row>,
   location: string,
   quarantine: (row: QuarantinedRow) => Promise<void>,
+  options: ReadSourceOptions = {},
 ): AsyncIterable<SourceRow<Row>> {
   switch (source.kind) {
     case 'csv':
       if (!existsSync(location)) throw new SourceError(location, undefined, 'source file not found');
       return readCsvRows(location, source, quarantine);
+    case 'http-json': {
+      const deployed = options.settings?.http;
+      const http = resolveHttpSettings({ ...source.http, ...deployed, retry: { ...source.http?.retry, ...deployed?.retry } });
+      return readHttpJsonRows(location, source, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
+    }
   }
 }

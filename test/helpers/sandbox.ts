@@ -19,3 +19,18 @@ export function destinationsEnv(sandbox: SandboxApi, overrides: Record<string, u
     [DESTINATION]: { url: sandbox.url, ...rest, http: { ...httpRest, retry: { minDelayMs: 20, maxDelayMs: 200, ...retry } } },
   });
 }
+
+/** The products pipeline's name: its `IDEM_SOURCES` key. */
+export const PRODUCTS_PIPELINE = 'online-retail-products';
+
+/**
+ * `IDEM_SOURCES` pointing the products pipeline at a sandbox, with optional overrides (headers,
+ * http timeouts and retry settings). Retries wait little by default so tests stay fast.
+ */
+export function sourcesEnv(sandbox: SandboxApi, overrides: Record<string, unknown> = {}): string {
+  const { http = {}, ...rest } = overrides as { http?: Record<string, unknown> };
+  const { retry = {}, ...httpRest } = http as { retry?: Record<string, unknown> };
+  return JSON.stringify({
+    [PRODUCTS_PIPELINE]: { url: sandbox.url, ...rest, http: { ...httpRest, retry: { minDelayMs: 20, maxDelayMs: 200, ...retry } } },
+  });
+}

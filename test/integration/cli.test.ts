@@ -25,7 +25,7 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
   it('lists the known pipelines for an unknown one', async () => {
     const result = await runCli(['run', 'no-such-pipeline', '--date', '2010-12-01'], sqlite);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('unknown pipeline "no-such-pipeline"; known pipelines: online-retail-invoices');
+    expect(result.stderr).toContain('unknown pipeline "no-such-pipeline"; known pipelines: online-retail-invoices, online-retail-products');
   });
 
   it('rejects an unknown flag and an unknown command', async () => {
@@ -47,6 +47,7 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
     const result = await runCli(['pipelines']);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/online-retail-invoices\s+Europe\/London\s+sandbox-accounting \(idempotency-key\)/);
+    expect(result.stdout).toMatch(/online-retail-products\s+Europe\/London\s+-\s+/);
   });
 });
 
@@ -72,7 +73,7 @@ describeEachDialect('idem run as a process', (dialect) => {
   it('refuses an unmigrated database and names idem migrate', async () => {
     const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/the database is not migrated \(3 pending: .*\); run `idem migrate` first/);
+    expect(result.stderr).toMatch(/the database is not migrated \(4 pending: .*\); run `idem migrate` first/);
     expect((await runCli(['migrate'], env)).code).toBe(0);
     const again = await runCli(['migrate'], env);
     expect(again.code).toBe(0);
@@ -106,11 +107,12 @@ describeEachDialect('idem run as a process', (dialect) => {
       IDEM_FAILPOINTS: 'mid-stage=kill',
     });
     expect(killed.signal).toBe('SIGKILL');
-    // SQLite commits each batch; PostgreSQL's COPY is one statement, so a kill inside it leaves none.
+    // SQLite commits each batch; PostgreSQL's COPY is one statement and MySQL's LOAD DATA runs in one
+    // transaction, so a kill inside them leaves none.
     expect(Number((await db.knex('stg_online_retail_invoices').count({ n: '*' }))[0]!.n)).toBe(dialect === 'sqlite' ? 40 : 0);
     expect(await db.knex('job_runs').first()).toMatchObject({ status: 'started', attempts: 1 });
 
-    // PostgreSQL frees the lock with the session; SQLite once the 1.5 s lease expires.
+    // PostgreSQL and MySQL free the lock with the session; SQLite once the 1.5 s lease expires.
     const rerun = await runCliWhenUnlocked(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
     if (dialect === 'postgres') expect(summaryOf(rerun).outcome).toBe('completed');
     expect(rerun.code).toBe(0);
