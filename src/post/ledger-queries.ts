@@ -54,26 +54,42 @@ export function toLedgerItem(row: LedgerRow): LedgerItem {
 const stamp = (q: Queryable, nowIso: string): unknown => q.adapter.toDriverValue(INSTANT, nowIso);
 
 /**
- * Enqueues every staged record whose content version the ledger does not hold yet for this
- * destination (new and changed records; an unchanged one was enqueued when it last changed).
- * Older versions of the same records still `pending` or `failed` become `superseded`. Runs in
- * the upsert's transaction, so a crash can never leave a changed row without its ledger item.
+ * Enqueues every staged record whose content differs from the newest version the ledger holds
+ * for it at this destination: new records, changed records, and a record changed back to an
+ * earlier content (A → B → A posts A again). An unchanged record was enqueued when it last
+ * changed. Older versions still `pending` or `failed` become `superseded`. Runs in the upsert's
+ * transaction, so a crash can never leave a changed row without its ledger item.
+ *
+ * The idempotency key of a version the ledger held before gets a `#n` suffix (n = how many
+ * times it was enqueued before): the first key would only replay the first response.
  * @returns the number of items enqueued.
  */
 export async function enqueueLedgerItems(
   q: Queryable,
   args: { jobName: string; destination: string; staging: string; runKey: string; nowIso: string },
 ): Promise<number> {
+  const record = (alias: string): string =>
+    `${alias}.job_name = ? and ${alias}.destination = ? and ${alias}.source_system = s.source_system and ${alias}.source_reference = s.source_reference`;
+  const scope = [args.jobName, args.destination];
   const fresh = (await q.knex(`${args.staging} as s`)
     .select('s.source_system', 's.source_reference', 's.row_hash')
-    .whereNotExists((sub) =>
-      sub
+    .select(q.knex.raw(`(select count(*) from ${LEDGER} c where ${record('c')} and c.row_hash = s.row_hash) as earlier`, scope))
+    // Skip a record whose newest live ledger version is this content.
+    .whereNotExists((newest) =>
+      newest
         .select(q.knex.raw('1'))
         .from(`${LEDGER} as l`)
-        .where('l.destination', args.destination)
-        .whereRaw('l.source_system = s.source_system and l.source_reference = s.source_reference and l.row_hash = s.row_hash'),
+        .whereRaw(`${record('l')} and l.row_hash = s.row_hash and l.status <> 'superseded'`, scope)
+        .whereNotExists((newer) =>
+          newer
+            .select(q.knex.raw('1'))
+            .from(`${LEDGER} as n`)
+            .whereRaw(
+              "n.job_name = l.job_name and n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference and n.status <> 'superseded' and n.id > l.id",
+            ),
+        ),
     )
-    .orderBy('s.seq')) as { source_system: string; source_reference: string; row_hash: string }[];
+    .orderBy('s.seq')) as { source_system: string; source_reference: string; row_hash: string; earlier: number | string }[];
   if (fresh.length === 0) return 0;
   const now = stamp(q, args.nowIso);
 
@@ -94,7 +110,7 @@ export async function enqueueLedgerItems(
     source_system: r.source_system,
     source_reference: r.source_reference,
     row_hash: r.row_hash,
-    idempotency_key: idempotencyKey(args.jobName, r.source_system, r.source_reference, r.row_hash),
+    idempotency_key: `${idempotencyKey(args.jobName, r.source_system, r.source_reference, r.row_hash)}${Number(r.earlier) > 0 ? `#${Number(r.earlier)}` : ''}`,
     run_key: args.runKey,
     status: 'pending',
     attempts: 0,

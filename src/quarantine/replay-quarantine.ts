@@ -7,6 +7,7 @@ import type { RunContext } from '../runner/run-context.ts';
 import { runPipeline } from '../runner/run-pipeline.ts';
 import type { RunResult } from '../runner/run-result.ts';
 import { dateRunKey, type RunKey } from '../runs/run-key.ts';
+import { csvLine } from '../dialect/csv-line.ts';
 import { listQuarantine } from './quarantine-queries.ts';
 
 /**
@@ -21,17 +22,18 @@ import { listQuarantine } from './quarantine-queries.ts';
  */
 export async function replayQuarantine(ctx: RunContext, args: { pipeline: PipelineDefinition; runKey: string; triggeredBy: string }): Promise<RunResult> {
   const { pipeline } = args;
-  if (pipeline.source.kind !== 'csv' || pipeline.source.invalidRows !== 'quarantine') {
-    throw new UsageError(
-      `${pipeline.name} does not load past bad rows (invalidRows: 'fail'): fix the source and rerun the run key (idem run ${pipeline.name} --date ${args.runKey} --force)`,
-    );
-  }
-  const entries = (await listQuarantine(ctx.db, { jobName: pipeline.name, runKey: args.runKey, limit: Number.MAX_SAFE_INTEGER })).filter((e) => e.raw !== null);
+  const rerun = `fix the source and rerun the run key (idem run ${pipeline.name} ${args.runKey.startsWith('file:') ? '--file <the file>' : `--date ${args.runKey}`} --force)`;
+  if (pipeline.source.kind !== 'csv') throw new UsageError(`${pipeline.name} reads an HTTP source, whose rows cannot be replayed from their text: ${rerun}`);
+  if (pipeline.source.invalidRows !== 'quarantine') throw new UsageError(`${pipeline.name} does not load past bad rows (invalidRows: 'fail'): ${rerun}`);
+  const entries = await listQuarantine(ctx.db, { jobName: pipeline.name, runKey: args.runKey, limit: Number.MAX_SAFE_INTEGER });
   if (entries.length === 0) throw new UsageError(`nothing quarantined for ${pipeline.name} run key ${args.runKey}`);
+  // A record rejected by a column rule has no source text; replaying the rest would drop it.
+  const recordLevel = entries.filter((e) => e.raw === null).length;
+  if (recordLevel > 0) throw new UsageError(`${recordLevel} quarantined record(s) of run key ${args.runKey} have no source row to replay: ${rerun}`);
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-replay-'));
   const file = path.join(dir, 'quarantine-replay.csv');
   try {
-    writeFileSync(file, `${pipeline.source.header.join(',')}\n${entries.map((e) => e.raw).join('\n')}\n`);
+    writeFileSync(file, `${csvLine(pipeline.source.header)}${entries.map((e) => e.raw).join('\n')}\n`);
     const runKey: RunKey = args.runKey.startsWith('file:') ? { kind: 'file', value: args.runKey, file } : dateRunKey(args.runKey);
     return await runPipeline(ctx, { pipeline, runKey, force: true, triggeredBy: args.triggeredBy, sourceLocation: file });
   } finally {

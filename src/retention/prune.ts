@@ -27,7 +27,8 @@ async function deleteIds(db: Database, table: string, ids: readonly (number | st
 
 /**
  * Retention for idem's own tables, older than a cutoff:
- * - `job_runs`: `completed` runs (failed and review runs stay: they still need someone);
+ * - `job_runs`: `completed` runs (failed and review runs stay: they still need someone), but
+ *   never a job's newest completed business date, where `--catch-up` starts;
  * - `quarantine`: every row;
  * - `post_ledger`: `superseded` rows, and `posted` rows that a newer posted version of the same
  *   record replaces. The newest posted version of a record is never pruned: it is what stops a
@@ -45,7 +46,10 @@ export async function prune(
   const cutoff = instant(nowMs - options.olderThanMs);
   const ids = async (query: Knex.QueryBuilder): Promise<(number | string)[]> => ((await query.select('id')) as { id: number | string }[]).map((r) => r.id);
 
-  const jobRuns = await deleteIds(db, 'job_runs', await ids(db.knex('job_runs').where({ status: 'completed' }).where('finished_at', '<', cutoff)), options.dryRun);
+  // The newest completed date of each job stays: it is where --catch-up starts from.
+  const newest = db.knex('job_runs as k').max('k.run_key').where('k.status', 'completed').whereNot('k.run_key', 'like', 'file:%').whereRaw('k.job_name = job_runs.job_name');
+  const prunable = db.knex('job_runs').where({ status: 'completed' }).where('finished_at', '<', cutoff).whereNot('run_key', '=', db.knex.raw('coalesce((?), ?)', [newest, '']));
+  const jobRuns = await deleteIds(db, 'job_runs', await ids(prunable), options.dryRun);
   const quarantine = await deleteIds(db, 'quarantine', await ids(db.knex('quarantine').where('created_at', '<', cutoff)), options.dryRun);
 
   let ledger = 0;

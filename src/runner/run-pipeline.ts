@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { coerceError } from '../errors/coerce-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
+import { UsageError } from '../errors/usage-error.ts';
 import { createHeartbeat } from '../heartbeat/heartbeat.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
 import { countLedgerItems } from '../post/ledger-queries.ts';
@@ -54,7 +55,12 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
   try {
     if (await alreadyCompleted()) return await finish('noop', 0, undefined, 'run key already completed: nothing to do (--force runs it again)');
     // Configuration errors (a destination without a URL) stop the run before it takes the lock.
-    if (!request.dryRun) for (const destination of pipeline.destinations) resolveDestination(config, destination);
+    if (!request.dryRun) {
+      for (const destination of pipeline.destinations) {
+        resolveDestination(config, destination);
+        if (request.forceReconcile && !destination.lookup) throw new UsageError(`--force-reconcile needs a lookup on destination "${destination.name}"`);
+      }
+    }
     const sourceLocation = request.sourceLocation ?? resolveSourceLocation(config, pipeline, runKey);
     if (runKey.kind === 'date' && pipeline.source.kind === 'csv' && pipeline.source.missing === 'skip' && !existsSync(sourceLocation)) {
       counts.extract = { skipped: `no source file ${sourceLocation}` };

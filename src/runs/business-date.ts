@@ -9,7 +9,7 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
  */
 export function parseBusinessDate(value: string, flag = '--date'): string {
   if (!ISO_DATE.test(value) || !DateTime.fromISO(value, { zone: 'UTC' }).isValid) {
-    throw new UsageError(`${flag} must be a calendar date written YYYY-MM-DD, today or yesterday (got "${value}")`);
+    throw new UsageError(`${flag} must be a calendar date written YYYY-MM-DD (got "${value}")`);
   }
   return value;
 }
@@ -26,7 +26,10 @@ export function resolveBusinessDate(value: string, timeZone: string, now: Date, 
     const today = DateTime.fromJSDate(now, { zone: timeZone }).startOf('day');
     return (value === 'today' ? today : today.minus({ days: 1 })).toISODate()!;
   }
-  return parseBusinessDate(value, flag);
+  if (!ISO_DATE.test(value) || !DateTime.fromISO(value, { zone: 'UTC' }).isValid) {
+    throw new UsageError(`${flag} must be a calendar date written YYYY-MM-DD, today or yesterday (got "${value}")`);
+  }
+  return value;
 }
 
 /**

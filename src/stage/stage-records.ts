@@ -61,6 +61,10 @@ export async function stageRecords(
     for await (const record of records) {
       let canonical: unknown[];
       try {
+        const reference = record.sourceReference as unknown;
+        if (typeof reference !== 'string' || reference.length === 0 || reference.length > 200) {
+          throw new TypeError(`sourceReference must be a string of 1..200 characters (got ${JSON.stringify(reference)})`);
+        }
         canonical = columns.map(([name, spec]) => canonicalValue(name, spec, record.values[name]));
       } catch (error) {
         const reason = `${pipeline.sourceSystem} ${record.sourceReference}: ${(error as Error).message}`;

@@ -79,6 +79,21 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
     expect(Object.entries(sandbox.state.stats().byReference).filter(([, n]) => n !== 1)).toEqual([['536365', 2]]);
   });
 
+  it('posts a record changed back to earlier content again (A → B → A), under a fresh key', async () => {
+    expect((await run(envFor())).code).toBe(0);
+    const changed = editedFixture(DAY, (line, n) => (n === 2 ? line.replace(',6,2010-12-01', ',7,2010-12-01') : line));
+    expect((await run({ ...envFor(), IDEM_SOURCE_DIR: changed }, '--force')).code).toBe(0);
+    const back = await run(envFor(), '--force');
+    expect(summaryOf(back).counts.upsert).toMatchObject({ updated: 1, enqueued: 1 });
+    const keys = posts('536365').map((r) => r.idempotencyKey);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(3);
+    expect(keys[2]).toBe(`${keys[0]}#1`);
+    const versions = sandbox.state.recordsByReference('536365').map((r) => r.version);
+    expect(versions).toEqual([versions[0], versions[1], versions[0]]);
+    expect(sandbox.state.postRequests).toBe(INVOICES + 2);
+  });
+
   it('retries 503 twice, then creates one record on the 3rd attempt', async () => {
     sandbox.addFaults([{ kind: 'status', status: 503, count: 2, reference: '536365' }]);
     expect((await run(envFor())).code).toBe(0);

@@ -46,22 +46,27 @@ describeEachDialect('idem prune and idem quarantine', (dialect) => {
     expect((await run('2010-12-01', { IDEM_SOURCE_DIR: changed }, '--force')).code).toBe(0);
     const broken = editedFixture('2010-12-02', (line, n) => (n === 5 || n === 9 ? line.replace(/,\d+,2010-12-02/, ',x,2010-12-02') : line));
     expect((await run('2010-12-02', { IDEM_SOURCE_DIR: broken })).code).toBe(1);
+    // The newest completed date stays whatever its age: --catch-up starts after it.
+    expect((await run('2010-12-05')).code).toBe(0);
     expect((await run('2010-12-03', { IDEM_FAILPOINTS: 'after-stage=fail' })).code).toBe(1);
-    expect(await count(db, 'post_ledger')).toBe(144);
+    const ledgerRows = await count(db, 'post_ledger');
+    expect(ledgerRows).toBeGreaterThan(144);
     const stagedLeftovers = await count(db, 'stg_online_retail_invoices');
     expect(stagedLeftovers).toBeGreaterThan(0);
 
     const later = { IDEM_NOW: new Date(Date.now() + 2 * 86_400_000).toISOString() };
-    const expected = { jobRuns: 1, quarantine: 2, ledger: 1, staging: { 'online-retail-invoices': stagedLeftovers } };
+    const expected = { jobRuns: 1, quarantine: 2, ledger: 1, staging: { 'online-retail-invoices': stagedLeftovers, 'online-retail-products': 0 } };
     const dry = await runCli(['prune', '--older-than', '1d', '--dry-run'], { ...env, ...later });
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout.trim().split('\n').at(-1)!)).toEqual({ dryRun: true, ...expected });
-    expect([await count(db, 'job_runs'), await count(db, 'quarantine'), await count(db, 'post_ledger')]).toEqual([3, 2, 144]);
+    expect([await count(db, 'job_runs'), await count(db, 'quarantine'), await count(db, 'post_ledger')]).toEqual([4, 2, ledgerRows]);
 
     const real = await runCli(['prune', '--older-than', '1d'], { ...env, ...later });
     expect(JSON.parse(real.stdout.trim().split('\n').at(-1)!)).toEqual({ dryRun: false, ...expected });
-    expect((await db.knex('job_runs').select('run_key', 'status').orderBy('run_key')).map((r: any) => `${r.run_key} ${r.status}`)).toEqual(['2010-12-02 failed', '2010-12-03 failed']);
-    expect([await count(db, 'quarantine'), await count(db, 'post_ledger'), await count(db, 'stg_online_retail_invoices')]).toEqual([0, 143, 0]);
+    expect((await db.knex('job_runs').select('run_key', 'status').orderBy('run_key')).map((r: any) => `${r.run_key} ${r.status}`)).toEqual([
+      '2010-12-02 failed', '2010-12-03 failed', '2010-12-05 completed',
+    ]);
+    expect([await count(db, 'quarantine'), await count(db, 'post_ledger'), await count(db, 'stg_online_retail_invoices')]).toEqual([0, ledgerRows - 1, 0]);
     // Nothing a rerun needs was pruned: the newest posted version of every invoice is still there.
     const posts = sandbox.state.postRequests;
     expect((await run('2010-12-01', { IDEM_SOURCE_DIR: changed })).code).toBe(0);

@@ -21,7 +21,7 @@ function formatReview(pipeline: string, items: readonly LedgerItem[]): string {
       '',
       'To resolve an item, check the destination for its reference, then:',
       `  it is there:      idem review ${pipeline} --mark-posted <reference> --remote-ref <its id there>`,
-      `  it is not there:  idem review ${pipeline} --retry <reference>   then rerun its run key (idem run ${pipeline} --date <run key>)`,
+      `  it is not there:  idem review ${pipeline} --retry <reference>   then rerun its run key (idem run ${pipeline} --date <run key>, or --file for a file run key)`,
       '',
     ].join('\n')
   );

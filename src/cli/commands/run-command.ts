@@ -8,7 +8,9 @@ import { runPipeline } from '../../runner/run-pipeline.ts';
 import { businessDatesBetween, resolveBusinessDate } from '../../runs/business-date.ts';
 import { lastCompletedDate } from '../../runs/job-runs-queries.ts';
 import { dateRunKey, fileRunKey } from '../../runs/run-key.ts';
+import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
+import { createHeartbeat } from '../../heartbeat/heartbeat.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 
@@ -30,7 +32,7 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
   const chosen = [options.date !== undefined && '--date', options.file !== undefined && '--file', options.catchUp && '--catch-up'].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`use one of --date, --file or --catch-up (got ${chosen.join(' and ')})`);
   if (options.dryRun && options.catchUp) throw new UsageError('--dry-run plans one run key: use it with --date or --file');
-  if (chosen.length === 0) throw new UsageError('missing required flag --date (expected YYYY-MM-DD) or --file PATH');
+  if (chosen.length === 0) throw new UsageError('missing required flag --date (expected YYYY-MM-DD) or --file PATH (or --catch-up)');
   const config = loadConfig();
   const failpoints = new Failpoints(config.failpoints);
   const pipeline = await loadPipeline(config.projectDir, name);
@@ -58,7 +60,9 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
         const yesterday = resolveBusinessDate('yesterday', pipeline.timeZone, now);
         const first = DateTime.fromISO(last, { zone: 'UTC' }).plus({ days: 1 }).toISODate()!;
         const dates = first > yesterday ? [] : businessDatesBetween(first, yesterday);
-        session.logger.info({ pipeline: pipeline.name, stage: 'catch-up', lastCompleted: last, dates: dates.length, from: dates[0], to: dates.at(-1) }, dates.length ? `catching up ${dates.length} date(s) after ${last}` : `nothing to catch up: ${last} is yesterday in ${pipeline.timeZone}`);
+        session.logger.info({ pipeline: pipeline.name, stage: 'catch-up', lastCompleted: last, dates: dates.length, from: dates[0], to: dates.at(-1) }, dates.length ? `catching up ${dates.length} date(s) after ${last}` : `nothing to catch up: the last completed date is ${last}, yesterday in ${pipeline.timeZone} is ${yesterday}`);
+        // Nothing to run is still a healthy night for the monitor.
+        if (dates.length === 0 && request.heartbeatUrl) await createHeartbeat(request.heartbeatUrl, { runId: randomUUID(), log: session.logger }).success();
         return (await runDates(ctx, request, dates)).exitCode;
       }
       if (date !== undefined && date !== options.date) session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: date, timeZone: pipeline.timeZone }, `--date ${options.date} is ${date} in ${pipeline.timeZone}`);
