@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,6 +85,8 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
   let bucket: TokenBucket | undefined;
   // Aborted by close() so pending latency and hang timers stop instead of outliving the server.
   const closing = new AbortController();
+  // Every request waiting out the latency listens on this one signal: hundreds at concurrency 16+.
+  setMaxListeners(0, closing.signal);
 
   const configure = (next: SandboxSettings): void => {
     settings.latencyMs = next.latencyMs ?? settings.latencyMs;

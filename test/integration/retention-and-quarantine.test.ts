@@ -13,7 +13,8 @@ import { csvSource } from '../../src/source/csv-source.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { editedFixture, writeTempSource } from '../helpers/fixtures.ts';
-import { runCli } from '../helpers/run-cli.ts';
+import path from 'node:path';
+import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 
@@ -89,6 +90,30 @@ describeEachDialect('idem prune and idem quarantine', (dialect) => {
     const replay = await runCli(['quarantine', 'online-retail-invoices', '--run-key', '2010-12-02', '--replay'], env);
     expect(replay.code).toBe(2);
     expect(replay.stderr).toContain("online-retail-invoices does not load past bad rows (invalidRows: 'fail')");
+  });
+
+  it('replays a run key\'s quarantined rows by command after their text is corrected', async () => {
+    // Its own database: the orders project has its own migrations.
+    const ordersDb = await createTestDatabase(dialect, 'orders project');
+    const orders = await openTestDatabase(ordersDb.url);
+    try {
+      const project = { DATABASE_URL: ordersDb.url, IDEM_PROJECT_DIR: path.join(PROJECT_DIR, 'test/fixtures/orders-project') };
+      expect((await runCli(['migrate'], project)).code).toBe(0);
+      const first = await runCli(['run', 'test-orders', '--date', '2026-01-05'], project);
+      expect(first.code).toBe(0);
+      expect(summaryOf(first).counts.extract).toMatchObject({ rows: 2, quarantined: 2 });
+      // The operator corrects the text of one of the two rows; the other stays wrong.
+      await orders.knex('quarantine').where({ line: 3 }).update({ raw: 'B,2' });
+      const replay = await runCli(['quarantine', 'test-orders', '--run-key', '2026-01-05', '--replay'], project);
+      expect(replay.code).toBe(0);
+      expect(summaryOf(replay).counts).toMatchObject({ extract: { rows: 1, quarantined: 1 }, upsert: { inserted: 1, updated: 0, unchanged: 0 } });
+      expect((await orders.knex('test_orders').orderBy('source_reference')).map((r: any) => r.source_reference)).toEqual(['A', 'B', 'C']);
+      const left = JSON.parse((await runCli(['quarantine', 'test-orders', '--json'], project)).stdout);
+      expect(left.map((e: any) => [e.runKey, e.raw, e.reason])).toEqual([['2026-01-05', 'D,x4', 'qty: expected a decimal (got "x4")']]);
+    } finally {
+      await orders.close();
+      await ordersDb.drop();
+    }
   });
 
   it('replays quarantined rows after the pipeline is fixed: those rows are staged, the others untouched', async () => {
