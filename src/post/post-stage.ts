@@ -7,6 +7,7 @@ import { createHttpAgent } from '../http/create-http-agent.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { SILENT_PROGRESS, type ProgressFactory } from '../progress/progress.ts';
 import { moveInterruptedToReview, postableItemsQuery, selectPostableItems, updateLedgerItem } from './ledger-queries.ts';
+import { LedgerOutcomeWriter } from './ledger-outcome-writer.ts';
 import { postItem } from './post-item.ts';
 import { readPostedRows } from './read-posted-rows.ts';
 import { resolveDestination } from './resolve-destination.ts';
@@ -63,6 +64,10 @@ export async function postStage(
       stopProgress = () => progress.stop();
       let done = 0;
       let afterId = 0;
+      // mark-before-send writes each change at once; the others may batch (see LedgerOutcomeWriter).
+      const writer = destination.strategy === 'mark-before-send' ? undefined : new LedgerOutcomeWriter(db);
+      const record = (id: number, change: Parameters<typeof updateLedgerItem>[2]): Promise<void> =>
+        writer ? writer.add(id, change) : updateLedgerItem(db, id, change);
       for (;;) {
         await run.lock.assertHeld();
         const items = await selectPostableItems(db, { ...scope, afterId, limit: PAGE_ITEMS });
@@ -75,7 +80,7 @@ export async function postStage(
             const row = rows.get(item.id);
             if (!row) {
               counts.superseded += 1;
-              await updateLedgerItem(db, item.id, { status: 'superseded', nowIso: ctx.now() });
+              await record(item.id, { status: 'superseded', nowIso: ctx.now() });
               return;
             }
             counts.sent += 1;
@@ -94,7 +99,7 @@ export async function postStage(
             if (outcome.status !== 'posted') {
               log.warn({ reference: item.sourceReference, status: outcome.status, attempts: outcome.attempts, error: outcome.error }, `item ${item.sourceReference} ${outcome.status}`);
             }
-            await updateLedgerItem(db, item.id, {
+            await record(item.id, {
               status: outcome.status,
               nowIso: ctx.now(),
               attempts: item.attempts + outcome.attempts,
@@ -106,6 +111,7 @@ export async function postStage(
           },
           { concurrency: destination.http.concurrency },
         );
+        await writer?.flush();
       }
     } finally {
       stopProgress();
