@@ -1,33 +1,25 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeEachDialect } from '../helpers/dialects.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { editedFixture } from '../helpers/fixtures.ts';
 import { runCli, summaryOf } from '../helpers/run-cli.ts';
-import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
-import { openTestDatabase } from '../helpers/test-db.ts';
 
 const TABLES = ['job_runs', 'post_ledger', 'quarantine', 'online_retail_invoices', 'stg_online_retail_invoices', 'app_locks'];
 
 describeEachDialect('idem run --dry-run', (dialect) => {
-  let testDb: TestDatabase;
+  let project: ExampleProject;
   let db: Database;
   let sandbox: SandboxApi;
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
-    sandbox = await startSandbox();
-    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    db = await openTestDatabase(testDb.url);
+    project = await setUpExampleProject(dialect, context.task.name);
+    ({ db, sandbox, env } = project);
   });
 
-  afterEach(async () => {
-    await db.close();
-    await sandbox.close();
-    await testDb.drop();
-  });
+  afterEach(() => project.close());
 
   const snapshot = async () => {
     const tables: Record<string, unknown[]> = {};

@@ -12,33 +12,28 @@ import { dateRunKey } from '../../src/runs/run-key.ts';
 import { csvSource } from '../../src/source/csv-source.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { editedFixture, writeTempSource } from '../helpers/fixtures.ts';
 import path from 'node:path';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
-import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
+
 import { openTestDatabase } from '../helpers/test-db.ts';
 
 const count = async (db: Database, table: string) => Number(((await db.knex(table).count({ n: '*' })) as { n: number | string }[])[0]!.n);
 
 describeEachDialect('idem prune and idem quarantine', (dialect) => {
+  let project: ExampleProject;
   let testDb: TestDatabase;
   let db: Database;
   let sandbox: SandboxApi;
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
-    sandbox = await startSandbox();
-    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    db = await openTestDatabase(testDb.url);
+    project = await setUpExampleProject(dialect, context.task.name);
+    ({ testDb, db, sandbox, env } = project);
   });
 
-  afterEach(async () => {
-    await db.close();
-    await sandbox.close();
-    await testDb.drop();
-  });
+  afterEach(() => project.close());
 
   it('prunes old completed runs, quarantine, replaced ledger versions and staging leftovers, and nothing a rerun needs', async () => {
     const run = (date: string, extra: Record<string, string> = {}, ...flags: string[]) => runCli(['run', 'online-retail-invoices', '--date', date, ...flags], { ...env, ...extra });
