@@ -120,6 +120,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     });
 
   program
+    .command('prove')
+    .description('prove a pipeline is safe to run twice: kills at every stage, reruns and overlap on throwaway databases')
+    .argument('<pipeline>', 'pipeline name')
+    .option('--date <date>', "business date YYYY-MM-DD, or today / yesterday in the pipeline's time zone")
+    .option('--file <path>', 'a source file; its name and content hash are the run key')
+    .option('--database-url <url>', 'a PostgreSQL, MySQL/MariaDB or SQL Server to create scratch databases on (default: temp SQLite files)')
+    .option('--seed <n>', 'seed of the random kill points in the post stage (default: random, printed)', wholeNumber('--seed', 0))
+    .option('--concurrency <n>', 'checks run at once, each on its own scratch database (default: CPUs, at most 4)', wholeNumber('--concurrency', 1))
+    .action(async (name: string, options) => {
+      const { proveCommand } = await import('./commands/prove-command.ts');
+      exitCode = await proveCommand(name, options);
+    });
+
+  program
     .command('sandbox-api')
     .description('serve the sandbox accounting API (for development, the demo and tests)')
     .option('--port <n>', 'port to listen on (0: a free one)', wholeNumber('--port', 0), 0)

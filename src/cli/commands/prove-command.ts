@@ -1,0 +1,53 @@
+import { randomInt } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { loadConfig } from '../../config/load-config.ts';
+import { redactUrl } from '../../config/redact-url.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { loadPipeline } from '../../pipeline/load-pipeline.ts';
+import { formatProveReport } from '../../prove/format-prove-report.ts';
+import { provePipeline } from '../../prove/prove-pipeline.ts';
+import { resolveBusinessDate } from '../../runs/business-date.ts';
+import { dateRunKey, fileRunKey } from '../../runs/run-key.ts';
+
+/** The flags of `idem prove`. */
+export interface ProveCommandOptions {
+  readonly date?: string;
+  readonly file?: string;
+  /** A server to create scratch databases on; default temp SQLite files. */
+  readonly databaseUrl?: string;
+  /** Seed of the random kill points; default a random one, printed. */
+  readonly seed?: number;
+  /** Checks at once. @defaultValue min(4, available CPUs) */
+  readonly concurrency?: number;
+}
+
+/**
+ * `idem prove PIPELINE --date D | --file PATH`: the rerun-safety checks (see `provePipeline`) on
+ * throwaway databases; prints the table on stdout, progress on stderr.
+ * @returns 0 when every check passed, 1 when any failed.
+ */
+export async function proveCommand(name: string, options: ProveCommandOptions): Promise<number> {
+  if ((options.date === undefined) === (options.file === undefined)) {
+    throw new UsageError(options.date === undefined ? 'missing required flag --date (expected YYYY-MM-DD) or --file PATH' : 'use one of --date or --file');
+  }
+  const config = loadConfig();
+  const pipeline = await loadPipeline(config.projectDir, name);
+  // Resolved once here, so every run of the proof names the same day even across midnight.
+  const runKey = options.file !== undefined ? await fileRunKey(options.file) : dateRunKey(resolveBusinessDate(options.date!, pipeline.timeZone, config.now ?? new Date()));
+  const seed = options.seed ?? randomInt(0, 2 ** 31);
+  const where = options.databaseUrl ? `scratch databases on ${redactUrl(options.databaseUrl)}` : 'temp SQLite files';
+  process.stderr.write(`idem prove ${name} for ${runKey.value}: ${where}, seed ${seed} (--seed ${seed} repeats the random kill points)\n`);
+
+  const checks = await provePipeline({
+    config,
+    pipeline,
+    runKey,
+    env: process.env,
+    serverUrl: options.databaseUrl,
+    seed,
+    concurrency: options.concurrency ?? Math.min(4, availableParallelism()),
+    onCheck: (check) => process.stderr.write(`  ${check.result.padEnd(4)}  ${check.name} (${(check.ms / 1000).toFixed(1)} s)\n`),
+  });
+  process.stdout.write(formatProveReport(checks));
+  return checks.some((c) => c.result === 'fail') ? 1 : 0;
+}

@@ -1,0 +1,122 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { column } from '../../src/pipeline/column-type.ts';
+import { scratchDatabases } from '../../src/prove/scratch-databases.ts';
+import { describeEachDialect, DIALECTS, MSSQL_ADMIN_URL, MYSQL_ADMIN_URL, PG_ADMIN_URL, type TestDialect } from '../helpers/dialects.ts';
+import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
+
+const BROKEN_PROJECT = path.join(PROJECT_DIR, 'test', 'fixtures', 'broken-project');
+// A full proof runs the CLI about 27 times; on a busy 2-CPU machine that takes a minute or two.
+const PROOF_TIMEOUT_MS = 300_000;
+
+/** The rows of the `idem prove` table: check → [result, counts]. */
+function proveTable(stdout: string): Map<string, [string, string]> {
+  const rows = new Map<string, [string, string]>();
+  for (const line of stdout.split('\n')) {
+    const match = /^(.+?) {2,}(pass|fail|skip) {2,}(.*)$/.exec(line);
+    if (match) rows.set(match[1]!, [match[2]!, match[3]!]);
+  }
+  return rows;
+}
+
+const FAILPOINT_CHECKS = ['before-stage', 'mid-stage', 'after-extract', 'after-stage', 'mid-upsert', 'after-upsert', 'before-post', 'before-complete'].map((p) => `kill at ${p}, rerun`);
+
+// prove's default scratch databases are SQLite files: it runs with the SQLite part of the suite.
+describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLite databases)', () => {
+  it('refuses to run without a run key (exit 2)', async () => {
+    const result = await runCli(['prove', 'online-retail-invoices']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('missing required flag --date');
+  });
+
+  it.concurrent('online-retail-invoices --date 2010-12-01 passes every check', { timeout: PROOF_TIMEOUT_MS }, async () => {
+    const result = await runCli(['prove', 'online-retail-invoices', '--date', '2010-12-01', '--seed', '20101201']);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stderr).toContain('seed 20101201');
+    const table = proveTable(result.stdout);
+    expect(table.get('clean run')).toEqual(['pass', 'rows 143, remote 143 once, requests 143']);
+    expect(table.get('second run is a no-op')).toEqual(['pass', 'noop, rows 143 = 143, requests 0']);
+    for (const check of FAILPOINT_CHECKS) expect([check, ...table.get(check)!]).toEqual([check, 'pass', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
+    const postKills = [...table.keys()].filter((check) => /^kill after POST \d+ of 143, rerun$/.test(check));
+    expect(postKills).toHaveLength(3);
+    for (const check of postKills) expect(table.get(check)).toEqual(['pass', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
+    expect(table.get('two runs at once')).toEqual(['pass', 'exit 0 + 75, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free']);
+    expect(table.get('--force rerun')).toEqual(['pass', 'inserted 0, updated 0, requests 0, rows 143 = 143']);
+    expect(table.size).toBe(15);
+    expect(result.stdout).toMatch(/\npassed: 15 checks\n$/);
+  });
+
+  it.concurrent('a pipeline whose idempotency key comes from the clock fails, caught by the kills during post', { timeout: PROOF_TIMEOUT_MS }, async () => {
+    const result = await runCli(['prove', 'broken-invoices', '--date', '2010-12-01', '--seed', '20101201'], { IDEM_PROJECT_DIR: BROKEN_PROJECT });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const table = proveTable(result.stdout);
+    // Crashes before the post stage, and runs that are not interrupted mid-post, cannot see it.
+    for (const check of ['clean run', 'second run is a no-op', ...FAILPOINT_CHECKS, 'two runs at once', '--force rerun']) {
+      expect([check, table.get(check)?.[0]]).toEqual([check, 'pass']);
+    }
+    const postKills = [...table.entries()].filter(([check]) => /^kill after POST \d+ of 143, rerun$/.test(check));
+    expect(postKills).toHaveLength(3);
+    for (const [, [outcome, counts]] of postKills) {
+      expect(outcome).toBe('fail');
+      // The record whose POST reached the destination just before the kill was created again by the rerun.
+      expect(counts).toMatch(/^rows 143 = 143, remote \d+ ≠ 143, \d+ duplicated \(\d+ ×2/);
+    }
+    expect(result.stdout).toMatch(/\nFAILED: 3 of 15 checks\n$/);
+  });
+});
+
+const ADMIN_URLS: Record<TestDialect, string | undefined> = { sqlite: undefined, postgres: PG_ADMIN_URL, mysql: MYSQL_ADMIN_URL, mssql: MSSQL_ADMIN_URL };
+
+/** Whether the database of a scratch URL still exists, asked of the server (or the file system). */
+async function exists(dialect: TestDialect, url: string): Promise<boolean> {
+  if (dialect === 'sqlite') return existsSync(url.slice('sqlite:'.length));
+  const name = /\/(idem_prove_[0-9a-f]+)/.exec(url)![1]!;
+  const admin = await openDatabase({ databaseUrl: ADMIN_URLS[dialect]!, projectDir: PROJECT_DIR });
+  try {
+    const sql = {
+      postgres: 'select datname from pg_database where datname = ?',
+      mysql: 'select schema_name from information_schema.schemata where schema_name = ?',
+      mssql: 'select name from sys.databases where name = ?',
+    }[dialect];
+    const result = (await admin.knex.raw(sql, [name])) as unknown;
+    const rows = dialect === 'postgres' ? (result as { rows: unknown[] }).rows : dialect === 'mysql' ? (result as unknown[][])[0]! : (result as unknown[]);
+    return rows.length > 0;
+  } finally {
+    await admin.close();
+  }
+}
+
+describeEachDialect("idem prove's scratch databases", (dialect) => {
+  it('are fresh and migrated, apart from the database given, and dropped afterwards', async () => {
+    const databases = scratchDatabases(PROJECT_DIR, ADMIN_URLS[dialect]);
+    const [a, b] = [await databases.create(), await databases.create()];
+    try {
+      expect(a.url).not.toBe(b.url);
+      if (dialect === 'sqlite') expect(a.url).toMatch(/^sqlite:.*idem-prove-.*prove\.sqlite3$/);
+      else expect(a.url).toMatch(/\/idem_prove_[0-9a-f]{12}(\?|$)/);
+      const db = await openDatabase({ databaseUrl: a.url, projectDir: PROJECT_DIR });
+      try {
+        const at = db.adapter.toDriverValue(column.instant(), '2011-01-01T00:00:00.000Z');
+        await db.knex('job_runs').insert({ job_name: 'x', run_key: 'y', status: 'started', attempts: 1, triggered_by: 't', started_at: at, created_at: at, updated_at: at });
+        expect(await db.knex('online_retail_invoices').select('id')).toEqual([]);
+      } finally {
+        await db.close();
+      }
+      // Each is its own: what one case writes, the next never sees.
+      const other = await openDatabase({ databaseUrl: b.url, projectDir: PROJECT_DIR });
+      try {
+        expect(await other.knex('job_runs').select('id')).toEqual([]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await a.drop();
+      await a.drop();
+      await b.drop();
+      await databases.dispose();
+    }
+    expect([await exists(dialect, a.url), await exists(dialect, b.url)]).toEqual([false, false]);
+  });
+});
