@@ -16,8 +16,6 @@ export interface DialectAdapter {
   readonly name: DialectName;
   /** The knex configuration for this database, with the driver's type quirks settled. */
   knexConfig(): Knex.Config;
-  /** Quotes a validated snake_case identifier. */
-  quoteIdentifier(name: string): string;
   /** Adds a business column to a table being created, with a type that holds its value exactly. */
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void;
   /** A canonical value (see `ColumnType`) as the driver writes it. */

@@ -51,10 +51,6 @@ export class MssqlDialect implements DialectAdapter {
     };
   }
 
-  quoteIdentifier(name: string): string {
-    return quoteMssqlIdentifier(name);
-  }
-
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addMssqlColumn(table, name, spec);
   }

@@ -83,10 +83,6 @@ export class MysqlDialect implements DialectAdapter {
     return this.#server;
   }
 
-  quoteIdentifier(name: string): string {
-    return quoteMysqlIdentifier(name);
-  }
-
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addMysqlColumn(table, name, spec, exactCollation(this.#learned().flavour));
   }

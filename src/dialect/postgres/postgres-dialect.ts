@@ -32,10 +32,6 @@ export class PostgresDialect implements DialectAdapter {
     };
   }
 
-  quoteIdentifier(name: string): string {
-    return quoteAnsiIdentifier(name);
-  }
-
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addPostgresColumn(table, name, spec);
   }

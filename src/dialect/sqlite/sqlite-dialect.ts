@@ -50,10 +50,6 @@ export class SqliteDialect implements DialectAdapter {
     };
   }
 
-  quoteIdentifier(name: string): string {
-    return quoteAnsiIdentifier(name);
-  }
-
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addSqliteColumn(table, name, spec);
   }
