@@ -1,0 +1,56 @@
+// One fingerprint of what a target table holds, comparable across dialects and writers: the
+// business columns of online_retail_invoices normalised (instants as ISO UTC with ms, decimals as
+// text with their scale, `lines` parsed as JSON and re-serialised with sorted keys), in key order.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const knexFactory = require('knex');
+
+/** knex settings to read a `DATABASE_URL` of the bench (postgres, mysql, sqlite). */
+function knexConfig(url) {
+  if (url.startsWith('sqlite:')) return { client: 'better-sqlite3', connection: { filename: url.slice('sqlite:'.length), readonly: true }, useNullAsDefault: true };
+  if (url.startsWith('mysql:')) {
+    const u = new URL(url);
+    return {
+      client: 'mysql2',
+      connection: { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), database: u.pathname.slice(1), dateStrings: true, supportBigNumbers: true },
+    };
+  }
+  return { client: 'pg', connection: url };
+}
+
+const sortedJson = (value) =>
+  Array.isArray(value) ? `[${value.map(sortedJson).join(',')}]`
+    : value !== null && typeof value === 'object' ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(',')}}`
+      : JSON.stringify(value);
+
+function isoInstant(value) {
+  if (value instanceof Date) return value.toISOString();
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d+))?/.exec(String(value));
+  if (!m) throw new Error(`not an instant: ${JSON.stringify(value)}`);
+  return `${m[1]}T${m[2]}.${(m[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
+
+/**
+ * Reads every row of `online_retail_invoices` on `url`.
+ * @returns {Promise<{ rows: number, md5: string, text: string }>} `text` is "N rows, md5 X".
+ */
+export async function contentFingerprint(url) {
+  const db = knexFactory(knexConfig(url));
+  try {
+    const rows = await db('online_retail_invoices')
+      .select('source_reference', 'document_type', 'customer_id', 'country', 'invoiced_at', 'line_count', 'total', 'lines');
+    // Sorted here, by code unit: the servers' collations differ.
+    rows.sort((a, b) => (a.source_reference < b.source_reference ? -1 : a.source_reference > b.source_reference ? 1 : 0));
+    const hash = createHash('md5');
+    for (const r of rows) {
+      hash.update([r.source_reference, r.document_type, r.customer_id ?? '\\N', r.country, isoInstant(r.invoiced_at), Number(r.line_count), String(r.total), sortedJson(JSON.parse(r.lines))].join('|'));
+      hash.update('\n');
+    }
+    const md5 = hash.digest('hex');
+    return { rows: rows.length, md5, text: `${rows.length} rows, md5 ${md5}` };
+  } finally {
+    await db.destroy();
+  }
+}

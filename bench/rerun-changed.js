@@ -1,0 +1,39 @@
+// Figure: after the PostgreSQL year import, the year file again with 1% of its invoices changed
+// (259 invoices: one line's quantity each) — new content, so a new run key — vs the first run.
+// Both times leave the post stage out (the first run posts 25,900, the rerun 259). Target ≤ 0.5×.
+import path from 'node:path';
+import { mustSucceedIdem, runIdem } from './lib/idem-cli.js';
+import { singleSummary, stageSplit } from './lib/run-summaries.js';
+import { fmtS, fmtX, tableRow } from './lib/results-table.js';
+import { writeChangedYearFile } from './lib/year-files.js';
+
+const TARGET_RATIO = 0.5;
+
+/** @param {object} ctx the runner's context @returns {Promise<{ rows: object[], notes: string[] }>} */
+export async function benchRerunChanged(ctx) {
+  const first = await ctx.postgresYearImport();
+  const changed = writeChangedYearFile(ctx.year.file, path.join(ctx.tmp, 'year-1pct-changed.csv'), 100);
+  await ctx.sandbox.reset();
+  ctx.log(`rerun with ${changed.changedInvoices} invoices changed …`);
+  const r = mustSucceedIdem(await runIdem(ctx, ['run', 'online-retail-invoices', '--file', changed.file], first.env, { label: 'rerun-changed', measureRss: true }), 'idem run (1% changed)');
+  const summary = singleSummary(r.output, 'completed', 'idem run (1% changed)');
+  const split = stageSplit(summary);
+  const up = summary.counts.upsert;
+  const stats = await ctx.sandbox.stats();
+  const expectedUnchanged = ctx.year.invoices - changed.changedInvoices;
+  const countsOk = up.inserted === 0 && up.updated === changed.changedInvoices && up.unchanged === expectedUnchanged && split.posted === changed.changedInvoices;
+  if (!countsOk) ctx.failures.push(`1% rerun: counts inserted ${up.inserted}, updated ${up.updated}, unchanged ${up.unchanged}, posted ${split.posted}; expected 0, ${changed.changedInvoices}, ${expectedUnchanged}, ${changed.changedInvoices}`);
+  const workSeconds = r.seconds - split.postMs / 1000;
+  const ratio = workSeconds / first.workSeconds;
+  return {
+    rows: [tableRow({
+      figure: `rerun with 1% of invoices changed (${changed.changedInvoices} of ${ctx.year.invoices.toLocaleString('en')}), PostgreSQL, without the post stage`,
+      idem: fmtS(workSeconds),
+      baseline: `${fmtS(first.workSeconds)} (the first import, without its post stage)`,
+      ratio: fmtX(ratio),
+      target: `≤ ${TARGET_RATIO}×`,
+      ok: ratio <= TARGET_RATIO,
+    })],
+    notes: [`- 1% rerun: wall ${fmtS(r.seconds)} (first import ${fmtS(first.seconds)}); summary: extract + stage ${split.stageMs} ms, upsert ${split.upsertMs} ms, post ${split.postMs} ms; counts: ${up.inserted} inserted, ${up.updated} updated, ${up.unchanged} unchanged, ${split.posted} posted (sandbox saw ${stats.postRequests} POST requests) — ${countsOk ? 'as expected' : 'NOT as expected'}; peak RSS ${(r.rssKb / 1024).toFixed(0)} MB.`],
+  };
+}

@@ -1,0 +1,95 @@
+// Figure: the whole year as one file, stage + upsert, idem vs the hand-written floor, on
+// PostgreSQL, MariaDB and SQLite. Target: idem ≤ 1.5 × floor. idem's time is its whole `idem run`
+// process minus its post stage (the floors do not post); the floors' time is their whole process.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { runPostgresFloor } from './floors/postgres-floor.js';
+import { runMariadbFloor } from './floors/mariadb-floor.js';
+import { mustSucceed, runTimed } from './lib/child-process.js';
+import { contentFingerprint } from './lib/content-fingerprint.js';
+import { localOffsetRanges } from './lib/london-offsets.js';
+import { migrate, idemEnv } from './lib/idem-cli.js';
+import { fmtS, fmtX, tableRow } from './lib/results-table.js';
+
+const TARGET_RATIO = 1.5;
+
+const FLOOR_NAMES = {
+  postgres: 'psql \\copy into an UNLOGGED table + INSERT … GROUP BY … ON CONFLICT',
+  mariadb: 'mysql LOAD DATA LOCAL INFILE + INSERT … GROUP BY … ON DUPLICATE KEY UPDATE',
+  sqlite: 'Node: csv-parse + prepared INSERT in one transaction + INSERT … GROUP BY … ON CONFLICT (SQLite has no COPY)',
+};
+
+/** Runs one dialect's floor on a fresh database idem migrated (same target table). */
+async function runFloor(ctx, dialect) {
+  const databaseUrl = ctx.scratch.create(dialect, `year_floor_${dialect}`);
+  await migrate(ctx, idemEnv({ databaseUrl, sandboxUrl: ctx.sandbox.url, concurrency: ctx.concurrency }));
+  ctx.log(`floor on ${dialect} …`);
+  let floor;
+  if (dialect === 'postgres') {
+    const r = await runPostgresFloor(ctx, databaseUrl, [ctx.year.file], 'floor-year-postgres');
+    floor = { seconds: r.seconds, split: `\\copy ${r.copyMs} ms, INSERT … ON CONFLICT ${r.insertMs} ms (psql \\timing)` };
+  } else if (dialect === 'mariadb') {
+    const r = await runMariadbFloor(ctx, databaseUrl, ctx.year.file, ctx.years, 'floor-year-mariadb');
+    floor = { seconds: r.seconds, split: r.loadMs === undefined ? 'split not available' : `LOAD DATA ${r.loadMs} ms, INSERT … ON DUPLICATE KEY UPDATE ${r.insertMs} ms (mysql -vvv)` };
+  } else {
+    const dbFile = databaseUrl.slice('sqlite:'.length);
+    const offsetsFile = path.join(ctx.tmp, 'london-offsets.json');
+    writeFileSync(offsetsFile, JSON.stringify(localOffsetRanges('Europe/London', ctx.years.fromYear, ctx.years.toYear)));
+    const r = mustSucceed(
+      await runTimed(process.execPath, [path.join(ctx.repo, 'bench', 'floors', 'sqlite-floor.js'), dbFile, ctx.year.file, offsetsFile], { cwd: ctx.repo, logDir: ctx.tmp, label: 'floor-year-sqlite' }),
+      'SQLite floor',
+    );
+    const s = JSON.parse(r.output.trim().split('\n').at(-1));
+    floor = { seconds: r.seconds, split: `csv-parse + prepared inserts ${s.loadMs} ms, INSERT … ON CONFLICT ${s.insertMs} ms (in-process clock)` };
+  }
+  ctx.log(`floor on ${dialect}: ${fmtS(floor.seconds)} (${floor.split})`);
+  return { databaseUrl, ...floor };
+}
+
+/**
+ * @param {object} ctx the runner's context; `ctx.dialects` lists the dialects to run
+ * @returns {Promise<{ rows: object[], notes: string[] }>}
+ */
+export async function benchYearImport(ctx) {
+  const rows = [];
+  const notes = [];
+  for (const dialect of ctx.dialects) {
+    try {
+      await benchOneDialect(ctx, dialect, rows, notes);
+    } catch (error) {
+      ctx.log(`year import on ${dialect} failed: ${error.stack ?? error}`);
+      const message = String(error?.message ?? error).split('\n')[0].slice(0, 300);
+      rows.push(tableRow({ figure: `year import on ${dialect}`, idem: `FAILED: ${message}`, baseline: '–', ratio: '–', target: `≤ ${TARGET_RATIO}×`, ok: false }));
+      ctx.failures.push(`year import on ${dialect}: ${message}`);
+    }
+  }
+  const prints = Object.entries(ctx.yearFingerprints ?? {});
+  if (prints.length > 1) {
+    const same = new Set(prints.map(([, text]) => text)).size === 1;
+    notes.push(`- Across dialects: idem wrote ${same ? 'the same content' : 'DIFFERENT content'} on ${prints.map(([d, text]) => (same ? d : `${d} (${text})`)).join(', ')}.`);
+    if (!same) ctx.failures.push('year import: idem wrote different content on different dialects');
+  }
+  return { rows, notes };
+}
+
+/** Measures idem and the floor on one dialect; pushes its row and note. */
+async function benchOneDialect(ctx, dialect, rows, notes) {
+  const idem = dialect === 'postgres' ? await ctx.postgresYearImport() : await ctx.importYear(dialect);
+  const floor = await runFloor(ctx, dialect);
+  const [fpIdem, fpFloor] = [await contentFingerprint(idem.databaseUrl), await contentFingerprint(floor.databaseUrl)];
+  const same = fpIdem.text === fpFloor.text;
+  (ctx.yearFingerprints ??= {})[dialect] = fpIdem.text;
+  if (fpFloor.rows !== ctx.year.invoices) throw new Error(`the ${dialect} floor wrote ${fpFloor.rows} rows, expected ${ctx.year.invoices}`);
+  const ratio = idem.workSeconds / floor.seconds;
+  rows.push(tableRow({
+    figure: `year import on ${dialect} (stage + upsert: whole \`idem run\` minus its post stage)`,
+    idem: fmtS(idem.workSeconds),
+    baseline: `${fmtS(floor.seconds)} (${FLOOR_NAMES[dialect]})`,
+    ratio: fmtX(ratio),
+    target: `≤ ${TARGET_RATIO}×`,
+    ok: ratio <= TARGET_RATIO,
+  }));
+  const s = idem.split;
+  notes.push(`- Year import on ${dialect}: idem wall ${fmtS(idem.seconds)}; its summary log: extract + stage ${s.stageMs} ms, upsert ${s.upsertMs} ms, post ${s.postMs} ms (left out), run total ${s.durationMs} ms; the rest of the wall time is process start-up, run-key hashing, lock and job_runs. Floor: ${floor.split}. Content check (business columns normalised, lines as parsed JSON): ${same ? `identical (${fpIdem.text})` : `DIFFERS — idem ${fpIdem.text}, floor ${fpFloor.text}`}.`);
+  if (!same) ctx.failures.push(`year import on ${dialect}: idem and the floor wrote different content`);
+}
