@@ -36,10 +36,25 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--dry-run', 'run extract, stage and diff in a rolled-back transaction and print the plan; writes and sends nothing')
     .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')
+    .option('--workers <n>', 'processes sharing the post stage: this run and N-1 idem work children (see docs/scaling.md)', wholeNumber('--workers', 1), 1)
     .addOption(new Option('--batch-rows <n>', 'rows per staging batch').argParser(wholeNumber('--batch-rows', 1)).hideHelp())
     .action(async (name: string, options) => {
       const { runCommand } = await import('./commands/run-command.ts');
       exitCode = await runCommand(name, options);
+    });
+
+  program
+    .command('work')
+    .description("share the post stage of a run another process is running (see docs/scaling.md); waits for its post stage")
+    .argument('<pipeline>', 'pipeline name')
+    .option('--run-key <key>', 'the run key, as idem status shows it (a business date, or file:NAME@sha256:…)')
+    .option('--date <date>', "business date YYYY-MM-DD, or today / yesterday in the pipeline's time zone")
+    .option('--file <path>', 'a source file; its name and content hash are the run key')
+    .option('--wait-ms <n>', 'how long to wait for the run to reach its post stage, in ms', wholeNumber('--wait-ms', 0), 600_000)
+    .addOption(new Option('--poll-ms <n>', 'how often to look while waiting, in ms').argParser(wholeNumber('--poll-ms', 10)).hideHelp())
+    .action(async (name: string, options) => {
+      const { workCommand } = await import('./commands/work-command.ts');
+      exitCode = await workCommand(name, options);
     });
 
   program

@@ -19,6 +19,12 @@ export interface ResolvedConfig {
   /** `IDEM_HEARTBEAT_MS`: how often a run refreshes `job_runs.heartbeat_at`, in ms. @defaultValue 10000 */
   readonly heartbeatMs: number;
   /**
+   * `IDEM_CLAIM_TTL_MS`: how long a post ledger claim lasts, in ms (docs/scaling.md). A process
+   * renews its claims every third of it while it holds them; a killed worker's rows become
+   * claimable again this long after its last renewal. @defaultValue 60000
+   */
+  readonly claimTtlMs: number;
+  /**
    * `IDEM_MSSQL_REQUEST_TIMEOUT_MS`: SQL Server only: how long a statement may wait for the
    * server's first answer before the driver (tedious) cancels it, in ms; 0 waits forever. Logged
    * at session start. @defaultValue 30000

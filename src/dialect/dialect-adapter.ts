@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ColumnSpec } from '../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
+import type { LedgerClaimRequest } from './ledger-claim.ts';
 import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
 
 /** The dialects idem speaks. Only adapters and logs look at this name. */
@@ -9,7 +10,7 @@ export type DialectName = 'postgres' | 'sqlite' | 'mysql' | 'mssql';
 /**
  * Everything that differs between databases, behind one interface. Each dialect has a folder
  * with the same files: `<d>-dialect.ts` (this interface), `<d>-app-lock.ts`, `<d>-bulk-load.ts`,
- * `<d>-upsert.ts` and `<d>-types.ts`. Code above the adapter never asks which database it
+ * `<d>-upsert.ts`, `<d>-ledger-claim.ts` and `<d>-types.ts`. Code above the adapter never asks which database it
  * talks to.
  */
 export interface DialectAdapter {
@@ -39,6 +40,15 @@ export interface DialectAdapter {
    * and inserts missing keys, in this order, inside the caller's transaction.
    */
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts>;
+  /**
+   * Claims up to `request.limit` claimable post ledger rows of one run at one destination for
+   * one worker (see `LedgerClaimRequest`), so that concurrent claimers in other processes never
+   * take the same row nor wait on each other's claims (PostgreSQL and MySQL/MariaDB
+   * `FOR UPDATE SKIP LOCKED`, SQL Server `UPDLOCK, READPAST, ROWLOCK`, SQLite its single writer).
+   * Commits on its own.
+   * @returns the claimed rows as the driver read them (every `post_ledger` column), in id order.
+   */
+  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]>;
   /**
    * The adapter's effective settings worth one log line when a session starts (for example the
    * SQL Server request timeout); `{}` when there is nothing to say. Never holds secrets.

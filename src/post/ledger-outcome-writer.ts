@@ -1,14 +1,15 @@
-import type { Queryable } from './ledger-queries.ts';
-import { updateLedgerItem } from './ledger-queries.ts';
+import type { LedgerChange, Queryable } from './ledger-queries.ts';
+import { MAX_BATCH_CHANGES, updateLedgerItem, updateLedgerItems } from './ledger-queries.ts';
 
-type Change = Parameters<typeof updateLedgerItem>[2];
+type Change = LedgerChange;
 
-/** Outcomes written per transaction. */
-const FLUSH_ITEMS = 100;
+/** Outcomes written per statement. */
+const FLUSH_ITEMS = MAX_BATCH_CHANGES;
 
 /**
- * Writes post outcomes to the ledger in small transactions instead of one commit per item, so
- * the post stage waits on the destination, not on the database. Only for strategies where an
+ * Writes post outcomes to the ledger in batches (one UPDATE per batch of a process's claimed
+ * items, see `updateLedgerItems`) instead of one commit per item, so the post stage waits on the
+ * destination, not on the database. Only for strategies where an
  * outcome lost to a crash is harmless: the item is still `pending`, and the rerun sends it with
  * the same idempotency key, or looks it up first. (mark-before-send writes every change at
  * once: an item left `sending` goes to review.)
@@ -17,27 +18,67 @@ export class LedgerOutcomeWriter {
   readonly #q: Queryable;
   #buffer: [number, Change][] = [];
   #writing: Promise<void> = Promise.resolve();
+  #failed: Error | undefined;
 
   constructor(q: Queryable) {
     this.#q = q;
   }
 
-  /** Queues one outcome; writes a batch once enough are queued. */
-  add(id: number, change: Change): Promise<void> {
+  /**
+   * Queues one outcome; once enough are queued, starts writing them as one batch without waiting
+   * for it (the caller goes on sending; `flush` waits).
+   * @throws the error of an earlier batch that failed to write, so the caller stops sending.
+   */
+  add(id: number, change: Change): void {
+    if (this.#failed) throw this.#failed;
     this.#buffer.push([id, change]);
-    return this.#buffer.length >= FLUSH_ITEMS ? this.flush() : Promise.resolve();
+    if (this.#buffer.length >= FLUSH_ITEMS) {
+      this.flush().catch((error: Error) => {
+        this.#failed ??= error;
+      });
+    }
   }
 
-  /** Writes every queued outcome; resolves when they are committed. */
-  flush(): Promise<void> {
-    const batch = this.#buffer;
+  /**
+   * Runs `task` after every write queued so far, and holds later writes until it ends. The claim
+   * renewal goes through here: it updates many of this process's rows in one statement, and run
+   * beside a batch's transaction (which locks rows of the same set one by one, in another order)
+   * the two could deadlock.
+   */
+  serialize<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#writing.then(task);
+    this.#writing = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
+  }
+
+  /**
+   * Writes every queued outcome; resolves when they are committed.
+   * @throws the error of any batch that failed to write.
+   */
+  async flush(): Promise<void> {
+    // In id order: two transactions that lock rows of one set always lock them in the same order.
+    const batch = this.#buffer.sort((a, b) => a[0] - b[0]);
     this.#buffer = [];
-    this.#writing = this.#writing.then(async () => {
+    const write = this.#writing.then(async () => {
       if (batch.length === 0) return;
-      await this.#q.knex.transaction(async (trx) => {
-        for (const [id, change] of batch) await updateLedgerItem({ knex: trx, adapter: this.#q.adapter }, id, change);
-      });
+      const claimed = batch.filter(([, change]) => change.claimedBy !== undefined);
+      const unclaimed = batch.filter(([, change]) => change.claimedBy === undefined);
+      for (const claimedBy of new Set(claimed.map(([, change]) => change.claimedBy!))) {
+        await updateLedgerItems(this.#q, claimed.filter(([, change]) => change.claimedBy === claimedBy), claimedBy);
+      }
+      if (unclaimed.length > 0) {
+        await this.#q.knex.transaction(async (trx) => {
+          for (const [id, change] of unclaimed) await updateLedgerItem({ knex: trx, adapter: this.#q.adapter }, id, change);
+        });
+      }
     });
-    return this.#writing;
+    this.#writing = write.catch((error: Error) => {
+      this.#failed ??= error;
+    });
+    await write;
+    if (this.#failed) throw this.#failed;
   }
 }

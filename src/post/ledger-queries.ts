@@ -142,14 +142,113 @@ export function postableItemsQuery(q: Queryable, args: { jobName: string; runKey
     .where((w) => w.where('status', 'pending').orWhere((f) => f.where('status', 'failed').where('failure_kind', 'transient')));
 }
 
-/** Moves every item of a run still `sending` (a crash mid-request under mark-before-send) to `review`. */
+/**
+ * Moves a run's items left `sending` with no live claim to `review`: a crash or kill mid-request
+ * under mark-before-send (the request may have reached the destination, so it is never resent
+ * blindly). An item `sending` under a live claim belongs to a live worker and is left alone.
+ * `claimed_by` stays, so the operator sees who was sending, and that worker's late outcome (it
+ * did get an answer) still lands.
+ * @returns the number of items moved.
+ */
 export async function moveInterruptedToReview(q: Queryable, args: { jobName: string; runKey: string; destination: string; nowIso: string }): Promise<number> {
+  const now = stamp(q, args.nowIso);
   return q.knex(LEDGER)
     .where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination, status: 'sending' })
-    .update({ status: 'review', last_error: 'interrupted while sending: the request may have reached the destination', updated_at: stamp(q, args.nowIso) });
+    .where((w) => w.whereNull('claim_expires_at').orWhere('claim_expires_at', '<', now as Knex.Value))
+    .update({ status: 'review', claim_expires_at: null, last_error: 'interrupted while sending: the request may have reached the destination', updated_at: now });
 }
 
-/** Records a state change of one item. `attempts` is the number of attempts made so far in total. */
+/**
+ * Puts a run's transiently failed items back to `pending`, so this attempt sends them again.
+ * Called once per attempt, by the run (under its app lock) as its post stage begins: an item
+ * that fails again in this attempt stays `failed` until the next one, so a run ends.
+ * @returns the number of items requeued.
+ */
+export async function requeueTransientFailures(q: Queryable, args: { jobName: string; runKey: string; nowIso: string }): Promise<number> {
+  return q.knex(LEDGER)
+    .where({ job_name: args.jobName, run_key: args.runKey, status: 'failed', failure_kind: 'transient' })
+    .update({ status: 'pending', claim_expires_at: null, updated_at: stamp(q, args.nowIso) });
+}
+
+/**
+ * Claims up to `limit` of a run's `pending` items at one destination that no live claim holds,
+ * for `worker`, until `nowIso + ttlMs`, with ids above `afterId` (default 0), by the dialect's skip-locked claim (see
+ * `DialectAdapter.claimLedgerItems`).
+ * @returns the claimed items, in id order (empty: nothing claimable now).
+ */
+export async function claimLedgerItems(
+  q: { knex: Knex; adapter: DialectAdapter },
+  args: { jobName: string; runKey: string; destination: string; worker: string; limit: number; nowIso: string; ttlMs: number; afterId?: number },
+): Promise<LedgerItem[]> {
+  const expiresIso = new Date(Date.parse(args.nowIso) + args.ttlMs).toISOString();
+  const rows = await q.adapter.claimLedgerItems(q.knex, {
+    jobName: args.jobName,
+    runKey: args.runKey,
+    destination: args.destination,
+    worker: args.worker,
+    afterId: args.afterId ?? 0,
+    limit: args.limit,
+    now: stamp(q, args.nowIso) as Knex.Value,
+    expires: stamp(q, expiresIso) as Knex.Value,
+  });
+  return (rows as unknown as LedgerRow[]).map(toLedgerItem);
+}
+
+/**
+ * Extends every live claim `worker` holds (on `pending` and `sending` items) to `expiresIso`.
+ * @returns the number of items whose claim was extended.
+ */
+export async function renewClaims(q: Queryable, args: { worker: string; expiresIso: string }): Promise<number> {
+  return q.knex(LEDGER)
+    .where({ claimed_by: args.worker })
+    .whereIn('status', ['pending', 'sending'])
+    .whereNotNull('claim_expires_at')
+    .update({ claim_expires_at: stamp(q, args.expiresIso) });
+}
+
+/**
+ * Releases every claim of a job held by a process whose name starts with `prefix` other than
+ * `except`. The run calls it with `run ` once it holds the app lock: a claim of an earlier run
+ * process of the same pipeline belongs to a dead process (it held the lock, the lock is ours now).
+ * @returns the number of items released.
+ */
+export async function releaseClaimsOf(q: Queryable, args: { jobName: string; prefix: string; except: string }): Promise<number> {
+  return q.knex(LEDGER)
+    .where({ job_name: args.jobName })
+    .where('claimed_by', 'like', `${args.prefix}%`)
+    .whereNot({ claimed_by: args.except })
+    .whereNotNull('claim_expires_at')
+    .update({ claim_expires_at: null });
+}
+
+/**
+ * Marks a claimed item `sending` (mark-before-send, before each request) and commits it, only
+ * while `worker`'s claim on it is live: `pending` (or already `sending`, on a retry), claimed by
+ * it, not expired.
+ * @returns whether the item is marked; false means the claim was lost (do not send).
+ */
+export async function markItemSending(q: Queryable, args: { id: number; worker: string; nowIso: string }): Promise<boolean> {
+  const now = stamp(q, args.nowIso);
+  const updated = await q.knex(LEDGER)
+    .where({ id: args.id, claimed_by: args.worker })
+    .whereIn('status', ['pending', 'sending'])
+    .where('claim_expires_at', '>', now as Knex.Value)
+    .update({ status: 'sending', updated_at: now });
+  return updated === 1;
+}
+
+/** Counts a run's items that are not done yet: `pending` (claimed or not) and `sending`. */
+export async function countOpenLedgerItems(q: Queryable, args: { jobName: string; runKey: string }): Promise<number> {
+  const [row] = (await q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey }).whereIn('status', ['pending', 'sending']).count({ n: '*' })) as { n: number | string }[];
+  return Number(row!.n);
+}
+
+/**
+ * Records a state change of one item and releases its claim. `attempts` is the number of
+ * attempts made so far in total. With `claimedBy`, only while that process is still the item's
+ * last claimant (a worker whose claim lapsed and was taken over writes nothing).
+ * @returns the number of rows changed (0 or 1).
+ */
 export async function updateLedgerItem(
   q: Queryable,
   id: number,
@@ -161,14 +260,16 @@ export async function updateLedgerItem(
     remoteReference?: string | null;
     lastHttpStatus?: number | null;
     lastError?: string | null;
+    claimedBy?: string;
   },
-): Promise<void> {
+): Promise<number> {
   const now = stamp(q, change.nowIso);
-  await q.knex(LEDGER)
-    .where({ id })
+  return q.knex(LEDGER)
+    .where({ id, ...(change.claimedBy === undefined ? {} : { claimed_by: change.claimedBy }) })
     .update({
       status: change.status,
       updated_at: now,
+      claim_expires_at: null,
       ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
       ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
       ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
@@ -177,6 +278,50 @@ export async function updateLedgerItem(
       ...(change.status === 'posted' ? { posted_at: now } : {}),
     });
 }
+
+/** One item's state change, as {@link updateLedgerItem} takes it. */
+export type LedgerChange = Parameters<typeof updateLedgerItem>[2];
+
+/** The fields of a {@link LedgerChange} that map to a column each, with the column. */
+const CHANGE_COLUMNS = [
+  ['status', 'status'],
+  ['attempts', 'attempts'],
+  ['failureKind', 'failure_kind'],
+  ['remoteReference', 'remote_reference'],
+  ['lastHttpStatus', 'last_http_status'],
+  ['lastError', 'last_error'],
+] as const;
+
+/**
+ * Records the state changes of many items in ONE statement (a `CASE id WHEN … THEN …` per
+ * column, standard SQL on every dialect), releasing their claims, only where `claimedBy` is still
+ * the last claimant. One round trip per batch instead of one per item: on a loaded machine each
+ * round trip costs more than the statement. `updated_at` (and `posted_at` of posted items) is
+ * the batch's latest `nowIso`. At most {@link MAX_BATCH_CHANGES} changes (SQL Server takes at
+ * most 2100 parameters a statement).
+ * @returns the number of rows changed.
+ */
+export async function updateLedgerItems(q: Queryable, changes: readonly (readonly [number, LedgerChange])[], claimedBy: string): Promise<number> {
+  if (changes.length === 0) return 0;
+  if (changes.length > MAX_BATCH_CHANGES) throw new Error(`updateLedgerItems: ${changes.length} changes, at most ${MAX_BATCH_CHANGES}`);
+  const nowIso = changes.reduce((latest, [, c]) => (c.nowIso > latest ? c.nowIso : latest), changes[0]![1].nowIso);
+  const now = stamp(q, nowIso);
+  const set: Record<string, unknown> = { updated_at: now, claim_expires_at: null };
+  for (const [field, columnName] of CHANGE_COLUMNS) {
+    const given = changes.filter(([, c]) => c[field] !== undefined);
+    if (given.length === 0) continue;
+    set[columnName] = q.knex.raw(`case id ${given.map(() => 'when ? then ?').join(' ')} else ${columnName} end`, given.flatMap(([id, c]) => [id, c[field] as Knex.Value]));
+  }
+  const posted = changes.filter(([, c]) => c.status === 'posted').map(([id]) => id);
+  if (posted.length > 0) set.posted_at = q.knex.raw(`case when id in (${posted.map(() => '?').join(', ')}) then ? else posted_at end`, [...posted, now as Knex.Value]);
+  return q.knex(LEDGER)
+    .whereIn('id', changes.map(([id]) => id))
+    .where({ claimed_by: claimedBy })
+    .update(set);
+}
+
+/** The most changes {@link updateLedgerItems} takes at once. */
+export const MAX_BATCH_CHANGES = 100;
 
 /** Counts a run's items by status, for the run's outcome. */
 export async function countLedgerItems(q: Queryable, args: { jobName: string; runKey: string }): Promise<Partial<Record<LedgerStatus, number>>> {

@@ -3,6 +3,7 @@ import type { HttpFailure } from '../http/classify-http-failure.ts';
 import { HttpRequestFailedError } from '../http/http-request-failed-error.ts';
 import { requestJson } from '../http/request-json.ts';
 import { sendWithRetry, type RetryInfo } from '../http/send-with-retry.ts';
+import { ClaimLostError } from './claim-lost-error.ts';
 import type { PostedRow } from './destination-definition.ts';
 import type { LedgerItem, LedgerStatus } from './ledger-item.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
@@ -24,7 +25,10 @@ export interface PostItemOutcome {
 export interface PostItemContext {
   readonly destination: ResolvedDestination;
   readonly agent: Dispatcher;
-  /** Marks the item `sending` and commits it (mark-before-send, before every request). */
+  /**
+   * Marks the item `sending` and commits it (mark-before-send, before every request).
+   * @throws ClaimLostError when this process no longer holds the item's claim.
+   */
   readonly markSending: () => Promise<void>;
   readonly onRetry?: (info: RetryInfo) => void;
   /** Injected in tests so long waits do not sleep. */
@@ -41,6 +45,7 @@ function describe(failure: HttpFailure, cause: unknown): string {
  * throws: every ending is an outcome for the ledger. A terminal failure (a 4xx other than 408
  * and 429) stops at once; an unknown outcome is retried only where the strategy makes a resend
  * safe, and under mark-before-send goes to `review`.
+ * @throws ClaimLostError only from `markSending`: the item belongs to another process now.
  */
 export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemContext): Promise<PostItemOutcome> {
   const { destination, agent } = ctx;
@@ -80,6 +85,9 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     });
     return { status: 'posted', attempts, remoteReference, ...(found ? { found } : {}) };
   } catch (error) {
+    // sendWithRetry wraps whatever an attempt throws; a lost claim is not an HTTP failure.
+    if (error instanceof ClaimLostError) throw error;
+    if (error instanceof HttpRequestFailedError && error.cause instanceof ClaimLostError) throw error.cause;
     if (!(error instanceof HttpRequestFailedError)) {
       return { status: 'failed', attempts, failureKind: 'terminal', error: (error as Error).message };
     }

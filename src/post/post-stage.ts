@@ -2,20 +2,20 @@ import pMap from 'p-map';
 import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
-import type { AppLock } from '../dialect/app-lock.ts';
 import { createHttpAgent } from '../http/create-http-agent.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { SILENT_PROGRESS, type ProgressFactory } from '../progress/progress.ts';
-import { moveInterruptedToReview, postableItemsQuery, selectPostableItems, updateLedgerItem } from './ledger-queries.ts';
+import { ClaimLostError } from './claim-lost-error.ts';
+import type { PostedRow } from './destination-definition.ts';
+import type { LedgerItem } from './ledger-item.ts';
+import { claimLedgerItems, markItemSending, moveInterruptedToReview, postableItemsQuery, renewClaims, updateLedgerItem } from './ledger-queries.ts';
 import { LedgerOutcomeWriter } from './ledger-outcome-writer.ts';
 import { postItem } from './post-item.ts';
+import type { PostWorker } from './post-worker.ts';
 import { readPostedRows } from './read-posted-rows.ts';
 import { resolveDestination } from './resolve-destination.ts';
 
-/** Ledger items read per page; memory stays flat in the run's size. */
-const PAGE_ITEMS = 500;
-
-/** Counts of one destination's post stage in one run. */
+/** Counts of one destination's post stage in one run (or one worker's share of it). */
 export interface PostCounts {
   readonly destination: string;
   readonly strategy: string;
@@ -27,72 +27,165 @@ export interface PostCounts {
   readonly failed: number;
   readonly review: number;
   readonly superseded: number;
+  /** Items whose claim lapsed before a mark-before-send request went out: another process owns them. */
+  readonly lost: number;
   /** Attempts made (a check-before-create attempt is a look-up plus, when absent, a create). */
   readonly attempts: number;
   readonly ms: number;
 }
 
+type Tally = { -readonly [K in Exclude<keyof PostCounts, 'destination' | 'strategy' | 'ms'>]: number };
+
 /**
- * Sends a run's pending (and transiently failed) ledger items to each destination, a page at a
- * time with bounded concurrency, proving the app lock before each page. Items left `sending` by
- * a crash go to `review` first.
+ * Items claimed per claim: enough that claiming is a small share of the work, few enough that
+ * workers sharing a run split it finely. Scales with the destination's concurrency.
+ */
+export function claimBatchSize(concurrency: number): number {
+  return Math.min(500, Math.max(16, concurrency * 8));
+}
+
+/** Adds two post counts of the same destination (for example two passes of one process). */
+export function addPostCounts(a: PostCounts, b: PostCounts): PostCounts {
+  return {
+    destination: a.destination,
+    strategy: a.strategy,
+    sent: a.sent + b.sent,
+    posted: a.posted + b.posted,
+    found: a.found + b.found,
+    failed: a.failed + b.failed,
+    review: a.review + b.review,
+    superseded: a.superseded + b.superseded,
+    lost: a.lost + b.lost,
+    attempts: a.attempts + b.attempts,
+    ms: a.ms + b.ms,
+  };
+}
+
+/**
+ * One pass of a process (the run, or an `idem work` worker) over a run's post stage: for each
+ * destination, claims batches of the run's `pending` ledger items (see `claimLedgerItems`) and
+ * sends them with bounded concurrency until nothing is left to claim. The next batch is claimed
+ * while the current one is still being sent, so concurrency never drains between batches. Under
+ * mark-before-send, items left `sending` with no live claim (their process died mid-request) go
+ * to `review` first. The process's claims are renewed every third of `config.claimTtlMs` while
+ * the pass runs; every outcome releases its item's claim.
+ *
+ * Items another process holds under a live claim are not waited for here: see `finishPostedRun`.
+ * @throws whatever `worker.assertMayPost` throws (the run: LockLostError), and database errors.
  */
 export async function postStage(
   ctx: { db: Database; config: ResolvedConfig; now: () => string; sleep?: (ms: number) => Promise<void>; progress?: ProgressFactory },
   pipeline: PipelineDefinition,
-  run: { runKey: string; lock: AppLock; log: Logger },
+  run: { runKey: string; log: Logger; worker: PostWorker; firstPass?: boolean },
 ): Promise<PostCounts[]> {
-  const { db } = ctx;
+  const { db, config } = ctx;
+  const { worker } = run;
   const results: PostCounts[] = [];
-  for (const definition of pipeline.destinations) {
-    const destination = resolveDestination(ctx.config, definition);
-    const log = run.log.child({ stage: 'post', destination: destination.name });
-    const started = performance.now();
-    const agent = createHttpAgent(destination.http);
-    const counts = { sent: 0, posted: 0, found: 0, failed: 0, review: 0, superseded: 0, attempts: 0 };
-    let stopProgress = (): void => undefined;
-    try {
-      const scope = { jobName: pipeline.name, runKey: run.runKey, destination: destination.name };
-      if (destination.strategy === 'mark-before-send') {
-        await run.lock.assertHeld();
-        const interrupted = await moveInterruptedToReview(db, { ...scope, nowIso: ctx.now() });
-        if (interrupted > 0) log.warn({ interrupted }, `${interrupted} item(s) were interrupted while sending: moved to review`);
-        counts.review += interrupted;
-      }
-      const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
-      const progress = (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items');
-      stopProgress = () => progress.stop();
-      let done = 0;
-      let afterId = 0;
-      // mark-before-send writes each change at once; the others may batch (see LedgerOutcomeWriter).
-      const writer = destination.strategy === 'mark-before-send' ? undefined : new LedgerOutcomeWriter(db);
-      const record = (id: number, change: Parameters<typeof updateLedgerItem>[2]): Promise<void> =>
-        writer ? writer.add(id, change) : updateLedgerItem(db, id, change);
-      for (;;) {
-        await run.lock.assertHeld();
-        const items = await selectPostableItems(db, { ...scope, afterId, limit: PAGE_ITEMS });
-        if (items.length === 0) break;
-        afterId = items.at(-1)!.id;
-        const rows = await readPostedRows(db, pipeline, items);
+  // The outcome writer of the destination being posted, if it batches: renewals queue behind it.
+  let writer: LedgerOutcomeWriter | undefined;
+  const renew = (): void => {
+    const expiresIso = new Date(Date.parse(ctx.now()) + config.claimTtlMs).toISOString();
+    const task = (): Promise<number> => renewClaims(db, { worker: worker.name, expiresIso });
+    (writer ? writer.serialize(task) : task()).catch((error: Error) => run.log.warn({ err: error }, 'claims not renewed'));
+  };
+  const renewTimer = setInterval(renew, Math.max(10, Math.floor(config.claimTtlMs / 3)));
+  renewTimer.unref();
+  try {
+    for (const definition of pipeline.destinations) {
+      const destination = resolveDestination(config, definition);
+      const log = run.log.child({ stage: 'post', destination: destination.name });
+      const started = performance.now();
+      const agent = createHttpAgent(destination.http);
+      const counts: Tally = { sent: 0, posted: 0, found: 0, failed: 0, review: 0, superseded: 0, lost: 0, attempts: 0 };
+      let stopProgress = (): void => undefined;
+      try {
+        const scope = { jobName: pipeline.name, runKey: run.runKey, destination: destination.name };
+        const markBeforeSend = destination.strategy === 'mark-before-send';
+        const interruptedToReview = async (): Promise<void> => {
+          if (!markBeforeSend) return;
+          const interrupted = await moveInterruptedToReview(db, { ...scope, nowIso: ctx.now() });
+          if (interrupted > 0) log.warn({ interrupted }, `${interrupted} item(s) were interrupted while sending: moved to review`);
+          counts.review += interrupted;
+        };
+        await worker.assertMayPost();
+        await interruptedToReview();
+        const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
+        // A later pass that finds nothing to do shows no bar.
+        const progress = total > 0 ? (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items') : undefined;
+        stopProgress = () => progress?.stop();
+        let done = 0;
+        // mark-before-send writes each change at once; the others may batch (see LedgerOutcomeWriter).
+        writer = markBeforeSend ? undefined : new LedgerOutcomeWriter(db);
+        const batched = writer;
+        const record = async (id: number, change: Parameters<typeof updateLedgerItem>[2]): Promise<void> => {
+          const claimed = { ...change, claimedBy: worker.name };
+          if (batched) batched.add(id, claimed);
+          else await updateLedgerItem(db, id, claimed);
+        };
+        const concurrency = destination.http.concurrency;
+        const limit = claimBatchSize(concurrency);
+        // Claims go on after the last id claimed; once that finds nothing, one more from the start
+        // picks up what lapsed claims or requeues freed behind it.
+        let afterId = 0;
+        const claimBatch = async (): Promise<{ item: LedgerItem; row: PostedRow | undefined }[]> => {
+          await worker.assertMayPost();
+          await interruptedToReview();
+          const claim = (from: number): Promise<LedgerItem[]> =>
+            claimLedgerItems(db, { ...scope, worker: worker.name, limit, nowIso: ctx.now(), ttlMs: config.claimTtlMs, afterId: from });
+          let items = await claim(afterId);
+          if (items.length === 0 && afterId > 0) items = await claim(0);
+          afterId = items.at(-1)?.id ?? afterId;
+          const rows = await readPostedRows(db, pipeline, items);
+          return items.map((item) => ({ item, row: rows.get(item.id) }));
+        };
+        // Claims the next batch while the current one is still being sent (once no more than
+        // `concurrency` of it wait), so the sending slots never drain between batches.
+        async function* claimed(): AsyncGenerator<{ item: LedgerItem; row: PostedRow | undefined }> {
+          let next: Promise<{ item: LedgerItem; row: PostedRow | undefined }[]> | undefined = claimBatch();
+          let buffer: { item: LedgerItem; row: PostedRow | undefined }[] = [];
+          for (;;) {
+            if (buffer.length === 0) {
+              buffer = await next!;
+              next = undefined;
+              if (buffer.length === 0) return;
+            }
+            if (next === undefined && buffer.length <= concurrency) {
+              next = claimBatch();
+              // Handled where it is awaited; this only keeps an early failure from being "unhandled".
+              next.catch(() => undefined);
+            }
+            yield buffer.shift()!;
+          }
+        }
         await pMap(
-          items,
-          async (item) => {
-            const row = rows.get(item.id);
+          claimed(),
+          async ({ item, row }) => {
             if (!row) {
               counts.superseded += 1;
               await record(item.id, { status: 'superseded', nowIso: ctx.now() });
               return;
             }
             counts.sent += 1;
-            const outcome = await postItem(item, row, {
-              destination,
-              agent,
-              markSending: () => updateLedgerItem(db, item.id, { status: 'sending', nowIso: ctx.now() }),
-              onRetry: ({ attempt, failure, delayMs }) =>
-                log.debug({ reference: item.sourceReference, attempt, reason: failure.reason, delayMs }, 'retrying'),
-              ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
-            });
-            progress.update(++done, done);
+            let outcome;
+            try {
+              outcome = await postItem(item, row, {
+                destination,
+                agent,
+                markSending: async () => {
+                  if (!(await markItemSending(db, { id: item.id, worker: worker.name, nowIso: ctx.now() }))) throw new ClaimLostError(item.id);
+                },
+                onRetry: ({ attempt, failure, delayMs }) =>
+                  log.debug({ reference: item.sourceReference, attempt, reason: failure.reason, delayMs }, 'retrying'),
+                ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
+              });
+            } catch (error) {
+              if (!(error instanceof ClaimLostError)) throw error;
+              counts.sent -= 1;
+              counts.lost += 1;
+              log.warn({ reference: item.sourceReference }, error.message);
+              return;
+            }
+            progress?.update(++done, done);
             counts.attempts += outcome.attempts;
             counts[outcome.status] += 1;
             if (outcome.found) counts.found += 1;
@@ -109,17 +202,21 @@ export async function postStage(
               ...(outcome.remoteReference === undefined ? {} : { remoteReference: outcome.remoteReference }),
             });
           },
-          { concurrency: destination.http.concurrency },
+          { concurrency },
         );
         await writer?.flush();
+      } finally {
+        stopProgress();
+        await agent.close();
       }
-    } finally {
-      stopProgress();
-      await agent.close();
+      const logged = { strategy: destination.strategy, ...counts, ms: Math.round(performance.now() - started) };
+      // One info line per destination and process; a later pass that found nothing says so at debug.
+      const idle = counts.sent + counts.superseded + counts.review + counts.lost === 0;
+      log[idle && !run.firstPass ? 'debug' : 'info']({ worker: worker.name, ...logged }, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
+      results.push({ destination: destination.name, ...logged });
     }
-    const logged = { strategy: destination.strategy, ...counts, ms: Math.round(performance.now() - started) };
-    log.info(logged, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
-    results.push({ destination: destination.name, ...logged });
+  } finally {
+    clearInterval(renewTimer);
   }
   return results;
 }

@@ -13,6 +13,9 @@ export async function readPostedRows(q: Queryable, pipeline: PipelineDefinition,
   const columns = Object.entries(pipeline.columns);
   const found = (await q.knex(pipeline.tables.target)
     .select('source_system', 'source_reference', 'row_hash', ...columns.map(([name]) => name))
+    // The key columns let the target's unique (source_system, source_reference) index serve it.
+    .whereIn('source_system', [...new Set(items.map((i) => i.sourceSystem))])
+    .whereIn('source_reference', items.map((i) => i.sourceReference))
     .whereIn('row_hash', items.map((i) => i.version))) as Record<string, unknown>[];
   const byVersion = new Map(found.map((row) => [`${row.source_system}\n${row.source_reference}\n${row.row_hash}`, row]));
   for (const item of items) {

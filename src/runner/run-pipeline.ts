@@ -6,9 +6,10 @@ import { IdemError } from '../errors/idem-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { createHeartbeat } from '../heartbeat/heartbeat.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
-import { countLedgerItems } from '../post/ledger-queries.ts';
+import { releaseClaimsOf, requeueTransientFailures } from '../post/ledger-queries.ts';
+import { postWorkerName, RUN_WORKER_PREFIX, type PostWorker } from '../post/post-worker.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
-import { finishJobRun, findJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
+import { enterPostStage, finishJobRun, findJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { appLockName } from './app-lock-name.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunCounts } from './run-stages.ts';
@@ -17,15 +18,24 @@ import type { RunRequest } from './run-request.ts';
 import type { RunOutcome, RunResult } from './run-result.ts';
 import { resolveSourceLocation } from './resolve-source-location.ts';
 
-
+/** Hooks into a run, for the command line. */
+export interface RunHooks {
+  /**
+   * Called once the run has enqueued everything and its post stage begins (`job_runs.stage` is
+   * `post`): `idem run --workers N` starts its `idem work` processes here.
+   */
+  readonly onPostStage?: (runKey: string) => void;
+}
 
 /**
  * Runs one pipeline for one run key: app lock → `job_runs` started → extract and stage →
- * duplicate-key rule → upsert → `job_runs` completed. A completed run key is a logged no-op
+ * duplicate-key rule → upsert → post (shared with any `idem work` processes, see
+ * `sharePostStage`) → `job_runs` completed, written once by whichever process sees the last item
+ * posted; the run waits, lock held, until then. A completed run key is a logged no-op
  * unless `force`; a held lock returns at once with exit code 75; any failure is recorded in
  * `job_runs` and leaves a state a plain rerun finishes. Never throws.
  */
-export async function runPipeline(ctx: RunContext, request: RunRequest): Promise<RunResult> {
+export async function runPipeline(ctx: RunContext, request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
   const startedAt = performance.now();
   const now = (): string => (ctx.now?.() ?? new Date()).toISOString();
   const { db, config } = ctx;
@@ -98,30 +108,42 @@ export async function runPipeline(ctx: RunContext, request: RunRequest): Promise
 
       const { runStages } = await import('./run-stages.ts');
       await runStages(ctx, request, { lock, log, counts, sourceLocation, now });
-      if (pipeline.destinations.length > 0) {
-        if (request.forceReconcile) {
-          const { reconcileRun } = await import('../post/reconcile-run.ts');
-          const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log });
-          counts.reconcile = Object.fromEntries(reconciled.map(({ destination, ...c }) => [destination, c]));
-        }
-        await ctx.failpoints?.hit('before-post');
-        const { postStage } = await import('../post/post-stage.ts');
-        const posted = await postStage({ db, config, now, ...(ctx.progress ? { progress: ctx.progress } : {}) }, pipeline, { runKey: runKey.value, lock, log });
-        counts.post = Object.fromEntries(posted.map(({ destination, ...c }) => [destination, c]));
+      if (pipeline.destinations.length > 0 && request.forceReconcile) {
+        const { reconcileRun } = await import('../post/reconcile-run.ts');
+        const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log });
+        counts.reconcile = Object.fromEntries(reconciled.map(({ destination, ...c }) => [destination, c]));
       }
-      await ctx.failpoints?.hit('before-complete');
+      await ctx.failpoints?.hit('before-post');
 
-      // Completed only when every ledger item of the run key is posted.
-      const items = await countLedgerItems(db, { jobName: pipeline.name, runKey: runKey.value });
-      const open = { failed: items.failed ?? 0, review: items.review ?? 0 };
+      // The post stage: claims of earlier (dead: the lock is ours) run processes are released,
+      // transient failures get another try in this attempt, then workers may join.
+      const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld() };
       await lock.assertHeld();
-      if (open.failed + open.review > 0) {
-        counts.ledger = open;
-        await finishJobRun(db, jobRun.id, { status: 'needs_review', counts, now: now() });
-        return await finish('needs-review', 3, undefined, `run done, but ${open.failed} item(s) failed and ${open.review} are in review: see idem review ${pipeline.name}`);
+      const released = await releaseClaimsOf(db, { jobName: pipeline.name, prefix: RUN_WORKER_PREFIX, except: worker.name });
+      const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
+      if (released + requeued > 0) log.info({ stage: 'post', released, requeued }, `post: ${released} claim(s) of an earlier run released, ${requeued} transient failure(s) to retry`);
+      await enterPostStage(db, jobRun.id, { counts, now: now() });
+      hooks.onPostStage?.(runKey.value);
+      const { sharePostStage } = await import('../post/share-post-stage.ts');
+      const { state } = await sharePostStage({ db, config, now, ...(ctx.progress ? { progress: ctx.progress } : {}) }, pipeline, {
+        runKey: runKey.value,
+        jobRunId: jobRun.id,
+        log: log.child({ worker: worker.name }),
+        worker,
+        counts: () => counts,
+        onPosted: (post) => {
+          if (post.length > 0) counts.post = Object.fromEntries(post.map(({ destination, ...c }) => [destination, c]));
+        },
+        beforeFinish: async () => {
+          await ctx.failpoints?.hit('before-complete');
+          await lock.assertHeld();
+        },
+      });
+      if (state.status === 'needs_review') {
+        counts.ledger = state.ledger;
+        return await finish('needs-review', 3, undefined, `run done, but ${state.ledger.failed} item(s) failed and ${state.ledger.review} are in review: see idem review ${pipeline.name}`);
       }
-      await finishJobRun(db, jobRun.id, { status: 'completed', counts, now: now() });
-      return await finish('completed', 0);
+      return await finish('completed', 0, undefined, state.wroteIt ? 'run completed' : 'run completed (the last item was posted by a post worker)');
     } catch (caught) {
       const error = coerceError(caught);
       if (jobRunId !== undefined) {

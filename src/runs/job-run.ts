@@ -19,4 +19,9 @@ export interface JobRun {
   /** Per-stage counts, for example `{ extract: { rows: 3108 }, upsert: { inserted: 143 } }`. */
   readonly counts: Record<string, unknown> | null;
   readonly error: string | null;
+  /**
+   * `post` once the attempt has enqueued everything and posting began (post workers join then);
+   * null before, and for runs from before post workers existed.
+   */
+  readonly stage: string | null;
 }

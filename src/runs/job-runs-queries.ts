@@ -17,6 +17,7 @@ interface JobRunRow {
   heartbeat_at: unknown;
   counts: string | null;
   error: string | null;
+  stage: string | null;
 }
 
 function toJobRun(db: Database, row: JobRunRow): JobRun {
@@ -33,6 +34,7 @@ function toJobRun(db: Database, row: JobRunRow): JobRun {
     heartbeatAt: instant(row.heartbeat_at),
     counts: row.counts === null ? null : (JSON.parse(row.counts) as Record<string, unknown>),
     error: row.error,
+    stage: row.stage ?? null,
   };
 }
 
@@ -52,20 +54,25 @@ export async function startJobRun(
 ): Promise<JobRun> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
   const key = { job_name: args.jobName, run_key: args.runKey };
-  const fields = { status: 'started', triggered_by: args.triggeredBy, started_at: now, finished_at: null, heartbeat_at: now, error: null, updated_at: now };
+  const fields = { status: 'started', stage: null, triggered_by: args.triggeredBy, started_at: now, finished_at: null, heartbeat_at: now, error: null, updated_at: now };
   const updated = await db.knex('job_runs').where(key).update({ ...fields, attempts: db.knex.raw('attempts + 1') });
   if (updated === 0) await db.knex('job_runs').insert({ ...key, ...fields, attempts: 1, counts: null, created_at: now });
   return (await findJobRun(db, args.jobName, args.runKey))!;
 }
 
-/** Records the end of an attempt: its status, counts and, for a failure, the error. */
+/**
+ * Records the end of an attempt: its status, counts and, for a failure, the error. Only while the
+ * attempt is still `started`: once a process has written its end (a post worker may complete a
+ * run), nothing overwrites it.
+ * @returns whether this call wrote the end.
+ */
 export async function finishJobRun(
   db: Database,
   id: number,
   args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
-): Promise<void> {
+): Promise<boolean> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
-  await db.knex('job_runs').where({ id }).update({
+  const updated = await db.knex('job_runs').where({ id, status: 'started' }).update({
     status: args.status,
     counts: JSON.stringify(args.counts),
     error: args.error ?? null,
@@ -73,6 +80,35 @@ export async function finishJobRun(
     heartbeat_at: now,
     updated_at: now,
   });
+  return updated === 1;
+}
+
+/**
+ * Marks a started attempt as posting: enqueueing is done, so post workers may join, and the
+ * counts so far (extract, stage, upsert) are recorded for whichever process completes the run.
+ */
+export async function enterPostStage(db: Database, id: number, args: { counts: Record<string, unknown>; now: string }): Promise<void> {
+  await db.knex('job_runs')
+    .where({ id, status: 'started' })
+    .update({ stage: 'post', counts: JSON.stringify(args.counts), updated_at: db.adapter.toDriverValue(INSTANT, args.now) });
+}
+
+/**
+ * Writes the end of a run whose post stage is done (`completed` or `needs_review`), once: only
+ * while the attempt is `started` and posting, so when several processes share the post stage
+ * exactly one of them writes it and the others see it done.
+ * @returns whether this call wrote it.
+ */
+export async function completePostedJobRun(
+  db: Database,
+  id: number,
+  args: { status: Extract<JobRunStatus, 'completed' | 'needs_review'>; counts: Record<string, unknown>; now: string },
+): Promise<boolean> {
+  const now = db.adapter.toDriverValue(INSTANT, args.now);
+  const updated = await db.knex('job_runs')
+    .where({ id, status: 'started', stage: 'post' })
+    .update({ status: args.status, counts: JSON.stringify(args.counts), error: null, finished_at: now, heartbeat_at: now, updated_at: now });
+  return updated === 1;
 }
 
 /**

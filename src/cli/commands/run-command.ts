@@ -8,7 +8,11 @@ import { runPipeline } from '../../runner/run-pipeline.ts';
 import { businessDatesBetween, resolveBusinessDate } from '../../runs/business-date.ts';
 import { lastCompletedDate } from '../../runs/job-runs-queries.ts';
 import { dateRunKey, fileRunKey } from '../../runs/run-key.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import type { Logger } from 'pino';
+import { idemBinPath } from '../../prove/idem-bin-path.ts';
 import { DateTime } from 'luxon';
 import { createHeartbeat } from '../../heartbeat/heartbeat.ts';
 import { withSession } from '../session.ts';
@@ -25,6 +29,31 @@ export interface RunCommandOptions {
   readonly batchRows?: number;
   readonly dryRun?: boolean;
   readonly forceReconcile?: boolean;
+  /** Processes sharing the post stage: this run and `workers - 1` `idem work` children. @defaultValue 1 */
+  readonly workers?: number;
+}
+
+/**
+ * Starts `count` `idem work` child processes for a run key (same Node, same environment, same
+ * project), their logs on this process's stdout and stderr.
+ */
+function startPostWorkers(count: number, pipeline: string, runKey: string, log: Logger): ChildProcess[] {
+  const children: ChildProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    children.push(spawn(process.execPath, [idemBinPath(), 'work', pipeline, '--run-key', runKey], { stdio: ['ignore', 'inherit', 'inherit'] }));
+  }
+  log.info({ pipeline, runKey, stage: 'post', workers: count + 1 }, `post stage shared by ${count + 1} processes: this run and ${count} idem work`);
+  return children;
+}
+
+/** Waits for every child to exit; logs those that did not exit 0 or 3. */
+async function waitForPostWorkers(children: readonly ChildProcess[], log: Logger): Promise<void> {
+  await Promise.all(
+    children.map(async (child) => {
+      const [code, signal] = (child.exitCode !== null || child.signalCode !== null ? [child.exitCode, child.signalCode] : await once(child, 'exit')) as [number | null, string | null];
+      if (code !== 0 && code !== 3) log.warn({ pid: child.pid, code, signal }, `idem work (pid ${child.pid}) exited ${code ?? signal}`);
+    }),
+  );
 }
 
 /** `idem run PIPELINE --date D | --file PATH | --catch-up`: returns the exit code. */
@@ -33,6 +62,7 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
   if (chosen.length > 1) throw new UsageError(`use one of --date, --file or --catch-up (got ${chosen.join(' and ')})`);
   if (options.dryRun && options.catchUp) throw new UsageError('--dry-run plans one run key: use it with --date or --file');
   if (chosen.length === 0) throw new UsageError('missing required flag --date (expected YYYY-MM-DD) or --file PATH (or --catch-up)');
+  if ((options.workers ?? 1) > 1 && (options.catchUp || options.dryRun)) throw new UsageError('--workers shares the post stage of one run: use it with --date or --file, without --dry-run');
   const config = loadConfig();
   const failpoints = new Failpoints(config.failpoints);
   const pipeline = await loadPipeline(config.projectDir, name);
@@ -66,7 +96,11 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
         return (await runDates(ctx, request, dates)).exitCode;
       }
       if (date !== undefined && date !== options.date) session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: date, timeZone: pipeline.timeZone }, `--date ${options.date} is ${date} in ${pipeline.timeZone}`);
-      const result = await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) });
+      const children: ChildProcess[] = [];
+      const workers = options.workers ?? 1;
+      const onPostStage = workers > 1 ? (key: string) => children.push(...startPostWorkers(workers - 1, pipeline.name, key, session.logger)) : undefined;
+      const result = await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) }, onPostStage ? { onPostStage } : {});
+      await waitForPostWorkers(children, session.logger);
       if (result.plan) process.stdout.write(formatPlan(result.plan));
       return result.exitCode;
     },

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { LedgerClaimRequest } from '../ledger-claim.ts';
+import { claimMssqlLedgerItems } from './mssql-ledger-claim.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMssqlAppLock } from './mssql-app-lock.ts';
@@ -79,6 +81,10 @@ export class MssqlDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return mssqlUpsert(trx, plan);
+  }
+
+  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
+    return claimMssqlLedgerItems(knex, request);
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -3,6 +3,8 @@ import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { LedgerClaimRequest } from '../ledger-claim.ts';
+import { claimMysqlLedgerItems } from './mysql-ledger-claim.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMysqlAppLock } from './mysql-app-lock.ts';
 import { mysqlBulkLoad, type MysqlLoadSettings } from './mysql-bulk-load.ts';
@@ -116,6 +118,10 @@ export class MysqlDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return mysqlUpsert(trx, plan);
+  }
+
+  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
+    return claimMysqlLedgerItems(knex, request);
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { LedgerClaimRequest } from '../ledger-claim.ts';
+import { claimPostgresLedgerItems } from './postgres-ledger-claim.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -58,6 +60,10 @@ export class PostgresDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return postgresUpsert(trx, plan);
+  }
+
+  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
+    return claimPostgresLedgerItems(knex, request);
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -5,6 +5,8 @@ import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { LedgerClaimRequest } from '../ledger-claim.ts';
+import { claimSqliteLedgerItems } from './sqlite-ledger-claim.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
@@ -77,6 +79,10 @@ export class SqliteDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return sqliteUpsert(trx, plan);
+  }
+
+  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
+    return claimSqliteLedgerItems(knex, request);
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -1,0 +1,41 @@
+import type { Database } from '../db/database.ts';
+import type { JobRunStatus } from '../runs/job-run.ts';
+import { completePostedJobRun, findJobRun } from '../runs/job-runs-queries.ts';
+import { countLedgerItems, countOpenLedgerItems } from './ledger-queries.ts';
+
+/** What {@link finishPostedRun} found. */
+export type PostedRunState =
+  /** Items are still `pending` or `sending` (unclaimed, or under a live claim of some process). */
+  | { readonly done: false; readonly open: number }
+  /**
+   * The run is finished: `status` as `job_runs` holds it now, `wroteIt` when this call wrote it,
+   * and the `failed` / `review` items when it needs an operator.
+   */
+  | { readonly done: true; readonly status: JobRunStatus; readonly wroteIt: boolean; readonly ledger: { failed: number; review: number } };
+
+/**
+ * Completes a run whose post stage every process has finished: when no item of the run key is
+ * `pending` or `sending` any more, writes `job_runs` `completed` (every item posted, superseded
+ * or found) or `needs_review` (items `failed` or in `review`, counted in `counts.ledger`), with a
+ * conditional update (see `completePostedJobRun`), so that of all the processes sharing the post
+ * stage exactly one writes it. A process that finds items still open waits and calls again.
+ *
+ * @param args.counts the counts to record; `ledger` is added for `needs_review`.
+ * @returns the state found; `done: true` also when another process wrote the end first.
+ */
+export async function finishPostedRun(
+  db: Database,
+  args: { jobName: string; runKey: string; jobRunId: number; counts: Record<string, unknown>; nowIso: string },
+): Promise<PostedRunState> {
+  const scope = { jobName: args.jobName, runKey: args.runKey };
+  const open = await countOpenLedgerItems(db, scope);
+  if (open > 0) return { done: false, open };
+  const items = await countLedgerItems(db, scope);
+  const ledger = { failed: items.failed ?? 0, review: items.review ?? 0 };
+  const status = ledger.failed + ledger.review > 0 ? 'needs_review' : 'completed';
+  const counts = status === 'needs_review' ? { ...args.counts, ledger } : args.counts;
+  const wroteIt = await completePostedJobRun(db, args.jobRunId, { status, counts, now: args.nowIso });
+  if (wroteIt) return { done: true, status, wroteIt, ledger };
+  const jobRun = await findJobRun(db, args.jobName, args.runKey);
+  return { done: true, status: jobRun?.status ?? status, wroteIt: false, ledger };
+}

@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+
+/**
+ * A process taking part in a run's post stage: the run itself (`idem run`, which holds the
+ * pipeline's app lock) or an `idem work` worker (which never takes it: claims and the post
+ * strategies keep it safe). See docs/scaling.md.
+ */
+export interface PostWorker {
+  /**
+   * Written to `post_ledger.claimed_by`; unique per process, for example
+   * `worker 0b6f…, pid 4242 on etl-7`. A run's name starts with `run `, a worker's with `worker `.
+   */
+  readonly name: string;
+  /**
+   * Proves the process may go on claiming, before every claim: the run asserts its app lock; a
+   * worker has nothing to prove. @throws LockLostError (the run) when the lock is gone.
+   */
+  assertMayPost(): Promise<void>;
+}
+
+/** The prefix of every run's {@link PostWorker} name. */
+export const RUN_WORKER_PREFIX = 'run ';
+
+/**
+ * A fresh {@link PostWorker} name for this process, at most 300 characters (the column's size).
+ * @param kind `run` for `idem run`, `worker` for `idem work`.
+ */
+export function postWorkerName(kind: 'run' | 'worker'): string {
+  return `${kind} ${randomUUID()}, pid ${process.pid} on ${hostname()}`.slice(0, 300);
+}

@@ -1,0 +1,107 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
+import { coerceError } from '../errors/coerce-error.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { findJobRun } from '../runs/job-runs-queries.ts';
+import type { PostCounts } from './post-stage.ts';
+import { postWorkerName, type PostWorker } from './post-worker.ts';
+import { sharePostStage } from './share-post-stage.ts';
+
+/** How long `idem work` waits for a run to reach its post stage, in ms. @defaultValue 600000 (10 min) */
+export const DEFAULT_WORK_WAIT_MS = 600_000;
+/** How often `idem work` looks at the run while it waits for its post stage, in ms. @defaultValue 1000 */
+export const DEFAULT_WORK_POLL_MS = 1000;
+
+/**
+ * How one `idem work` ended: `completed` 0 (the run is completed, by this process or another, or
+ * was already), `needs-review` 3 (the run is done but items are failed or in review), `idle` 0
+ * (the run key did not reach its post stage within the wait: nothing to do), `failed` 1 (an
+ * error in this worker, or the run it helped failed: a rerun of the run finishes it).
+ */
+export interface PostWorkerResult {
+  readonly outcome: 'completed' | 'needs-review' | 'idle' | 'failed';
+  readonly exitCode: 0 | 1 | 3;
+  /** This worker's `claimed_by` name. */
+  readonly worker: string;
+  /** This worker's share of the post stage, per destination. */
+  readonly post: Record<string, Omit<PostCounts, 'destination'>>;
+  readonly durationMs: number;
+  readonly error?: Error;
+}
+
+/** What {@link runPostWorker} works on. */
+export interface PostWorkerRequest {
+  readonly pipeline: PipelineDefinition;
+  readonly runKey: string;
+  /** How long to wait for the run key to reach its post stage, in ms. @defaultValue {@link DEFAULT_WORK_WAIT_MS} */
+  readonly waitMs?: number;
+  /** How often to look while waiting, in ms. @defaultValue {@link DEFAULT_WORK_POLL_MS} */
+  readonly pollMs?: number;
+}
+
+/**
+ * `idem work`: takes part in the post stage of one run another process (`idem run`) is running,
+ * on this or another host (docs/scaling.md). Waits until the run key's `job_runs` row is
+ * `started` in its `post` stage, then claims and posts batches of its ledger items alongside the
+ * run and any other workers (see `sharePostStage`), and completes the run if it sees the last
+ * item posted. Never takes the pipeline's app lock: claims keep two processes off one item, and
+ * the post strategies keep a lapsed claim from posting anything twice. Never throws.
+ */
+export async function runPostWorker(
+  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date },
+  request: PostWorkerRequest,
+): Promise<PostWorkerResult> {
+  const started = performance.now();
+  const now = (): string => (ctx.now?.() ?? new Date()).toISOString();
+  const { db, config } = ctx;
+  const { pipeline, runKey } = request;
+  const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined };
+  const log = ctx.logger.child({ pipeline: pipeline.name, runKey, worker: worker.name });
+  let post: Record<string, Omit<PostCounts, 'destination'>> = {};
+  const finish = (outcome: PostWorkerResult['outcome'], exitCode: PostWorkerResult['exitCode'], message: string, error?: Error): PostWorkerResult => {
+    const durationMs = Math.round(performance.now() - started);
+    const summary = { stage: 'summary', outcome, exitCode, durationMs, counts: { post } };
+    if (error) log.error({ ...summary, err: error }, message);
+    else if (exitCode === 0) log.info(summary, message);
+    else log.warn(summary, message);
+    return { outcome, exitCode, worker: worker.name, post, durationMs, ...(error ? { error } : {}) };
+  };
+
+  try {
+    const deadline = Date.now() + (request.waitMs ?? DEFAULT_WORK_WAIT_MS);
+    let helped = false;
+    for (;;) {
+      const jobRun = await findJobRun(db, pipeline.name, runKey);
+      if (jobRun?.status === 'completed') return finish('completed', 0, helped ? 'run completed' : 'run key already completed: nothing to do');
+      if (jobRun?.status === 'needs_review') {
+        return finish('needs-review', 3, `run done, but items failed or are in review: see idem review ${pipeline.name}`);
+      }
+      if (jobRun?.status === 'failed' && helped) return finish('failed', 1, 'the run failed in its own process: a rerun of it finishes the post stage');
+      if (jobRun?.status === 'started' && jobRun.stage === 'post') {
+        helped = true;
+        log.info({ stage: 'post', attempt: jobRun.attempts }, `joining the post stage of ${pipeline.name} ${runKey} (attempt ${jobRun.attempts})`);
+        const { state } = await sharePostStage({ db, config, now }, pipeline, {
+          runKey,
+          jobRunId: jobRun.id,
+          log,
+          worker,
+          counts: () => jobRun.counts ?? {},
+          onPosted: (counts) => {
+            post = Object.fromEntries(counts.map(({ destination, ...c }) => [destination, c]));
+          },
+        });
+        // Done (by anyone): the loop reads the outcome; `started` means a new attempt replaced it.
+        if (state.status !== 'started') continue;
+      }
+      if (Date.now() >= deadline) {
+        return finish('idle', 0, `the run key did not reach its post stage within ${request.waitMs ?? DEFAULT_WORK_WAIT_MS} ms (status: ${jobRun?.status ?? 'no run'}): nothing to do`);
+      }
+      await delay(request.pollMs ?? DEFAULT_WORK_POLL_MS);
+    }
+  } catch (caught) {
+    const error = coerceError(caught);
+    return finish('failed', 1, `worker failed: ${error.message}`, error);
+  }
+}

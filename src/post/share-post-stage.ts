@@ -1,0 +1,64 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import type { ProgressFactory } from '../progress/progress.ts';
+import { finishPostedRun, type PostedRunState } from './finish-posted-run.ts';
+import { addPostCounts, postStage, type PostCounts } from './post-stage.ts';
+import type { PostWorker } from './post-worker.ts';
+
+/**
+ * How often a process that has posted its share checks whether the run is finished (and
+ * reclaims items whose claims lapsed), in ms, at most. Shorter with a short claim TTL.
+ */
+export const FINISH_POLL_MS = 500;
+
+/** What {@link sharePostStage} needs besides the context and the pipeline. */
+export interface SharePostStageArgs {
+  readonly runKey: string;
+  /** The `job_runs` row of the attempt being posted (in its `post` stage). */
+  readonly jobRunId: number;
+  readonly log: Logger;
+  readonly worker: PostWorker;
+  /** The counts to record when this process completes the run (called at that moment). */
+  readonly counts: () => Record<string, unknown>;
+  /** Called after every pass with this process's post counts so far, per destination. */
+  readonly onPosted?: (post: readonly PostCounts[]) => void;
+  /** Called once, after the first pass and before the first attempt to complete (a failpoint). */
+  readonly beforeFinish?: () => Promise<void>;
+}
+
+/**
+ * One process's part in a run's post stage, start to end: a first pass over every destination
+ * (see `postStage`), then, until the run is finished, a check every {@link FINISH_POLL_MS}: when
+ * nothing is open any more it completes the run once (see `finishPostedRun`), else it reclaims
+ * and sends whatever a dead process's lapsed claims freed. So the run ends as soon as the last
+ * item is posted, whichever process posts it, and never before.
+ *
+ * @returns this process's post counts and the run's state: `done` with `completed` or
+ *   `needs_review`, or (for a worker only) `started` when the attempt it helped was replaced by a
+ *   new one before the end.
+ * @throws what `postStage` throws (the run: LockLostError), and database errors.
+ */
+export async function sharePostStage(
+  ctx: { db: Database; config: ResolvedConfig; now: () => string; progress?: ProgressFactory },
+  pipeline: PipelineDefinition,
+  args: SharePostStageArgs,
+): Promise<{ post: PostCounts[]; state: Extract<PostedRunState, { done: true }> }> {
+  const pass = { runKey: args.runKey, log: args.log, worker: args.worker };
+  let post = await postStage(ctx, pipeline, { ...pass, firstPass: true });
+  args.onPosted?.(post);
+  await args.beforeFinish?.();
+  const pollMs = Math.max(20, Math.min(FINISH_POLL_MS, Math.floor(ctx.config.claimTtlMs / 3)));
+  for (;;) {
+    await args.worker.assertMayPost();
+    const state = await finishPostedRun(ctx.db, { jobName: pipeline.name, runKey: args.runKey, jobRunId: args.jobRunId, counts: args.counts(), nowIso: ctx.now() });
+    if (state.done) return { post, state };
+    args.log.debug({ open: state.open }, `${state.open} item(s) still open in other processes: waiting`);
+    await delay(pollMs);
+    const again = await postStage(ctx, pipeline, pass);
+    post = post.map((counts, i) => addPostCounts(counts, again[i]!));
+    args.onPosted?.(post);
+  }
+}
