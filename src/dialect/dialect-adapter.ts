@@ -50,6 +50,12 @@ export interface DialectAdapter {
    */
   claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]>;
   /**
+   * Whether an error is a lock conflict the database resolved by failing one statement or
+   * transaction (a deadlock victim, a lock wait timeout, a busy database): running the same work
+   * again is safe and usually succeeds. Concurrent post workers meet these; see `retryLockConflict`.
+   */
+  isLockConflict(error: unknown): boolean;
+  /**
    * The adapter's effective settings worth one log line when a session starts (for example the
    * SQL Server request timeout); `{}` when there is nothing to say. Never holds secrets.
    */

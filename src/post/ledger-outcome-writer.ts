@@ -1,3 +1,4 @@
+import { retryLockConflict } from '../db/retry-lock-conflict.ts';
 import type { LedgerChange, Queryable } from './ledger-queries.ts';
 import { MAX_BATCH_CHANGES, updateLedgerItem, updateLedgerItems } from './ledger-queries.ts';
 
@@ -70,9 +71,11 @@ export class LedgerOutcomeWriter {
         await updateLedgerItems(this.#q, claimed.filter(([, change]) => change.claimedBy === claimedBy), claimedBy);
       }
       if (unclaimed.length > 0) {
-        await this.#q.knex.transaction(async (trx) => {
-          for (const [id, change] of unclaimed) await updateLedgerItem({ knex: trx, adapter: this.#q.adapter }, id, change);
-        });
+        await retryLockConflict(this.#q.adapter, () =>
+          this.#q.knex.transaction(async (trx) => {
+            for (const [id, change] of unclaimed) await updateLedgerItem({ knex: trx, adapter: this.#q.adapter }, id, change);
+          }),
+        );
       }
     });
     this.#writing = write.catch((error: Error) => {

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
+import { retryLockConflict } from '../db/retry-lock-conflict.ts';
 import { column } from '../pipeline/column-type.ts';
 import { idempotencyKey } from './idempotency-key.ts';
 import type { LedgerItem, LedgerStatus } from './ledger-item.ts';
@@ -52,6 +53,15 @@ export function toLedgerItem(row: LedgerRow): LedgerItem {
 }
 
 const stamp = (q: Queryable, nowIso: string): unknown => q.adapter.toDriverValue(INSTANT, nowIso);
+
+/**
+ * Runs one ledger write, again on a lock conflict (concurrent workers write the same table):
+ * see `retryLockConflict`. Inside a caller's transaction it runs once: a conflict has rolled the
+ * whole transaction back, so only the caller can start it again.
+ */
+function retryingWrite<T>(q: Queryable, write: () => Promise<T>): Promise<T> {
+  return (q.knex as Knex.Transaction).isTransaction ? write() : retryLockConflict(q.adapter, write);
+}
 
 /**
  * Enqueues every staged record whose content differs from the newest version the ledger holds
@@ -152,10 +162,12 @@ export function postableItemsQuery(q: Queryable, args: { jobName: string; runKey
  */
 export async function moveInterruptedToReview(q: Queryable, args: { jobName: string; runKey: string; destination: string; nowIso: string }): Promise<number> {
   const now = stamp(q, args.nowIso);
-  return q.knex(LEDGER)
-    .where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination, status: 'sending' })
-    .where((w) => w.whereNull('claim_expires_at').orWhere('claim_expires_at', '<', now as Knex.Value))
-    .update({ status: 'review', claim_expires_at: null, last_error: 'interrupted while sending: the request may have reached the destination', updated_at: now });
+  return retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination, status: 'sending' })
+      .where((w) => w.whereNull('claim_expires_at').orWhere('claim_expires_at', '<', now as Knex.Value))
+      .update({ status: 'review', claim_expires_at: null, last_error: 'interrupted while sending: the request may have reached the destination', updated_at: now }),
+  );
 }
 
 /**
@@ -165,9 +177,11 @@ export async function moveInterruptedToReview(q: Queryable, args: { jobName: str
  * @returns the number of items requeued.
  */
 export async function requeueTransientFailures(q: Queryable, args: { jobName: string; runKey: string; nowIso: string }): Promise<number> {
-  return q.knex(LEDGER)
-    .where({ job_name: args.jobName, run_key: args.runKey, status: 'failed', failure_kind: 'transient' })
-    .update({ status: 'pending', claim_expires_at: null, updated_at: stamp(q, args.nowIso) });
+  return retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ job_name: args.jobName, run_key: args.runKey, status: 'failed', failure_kind: 'transient' })
+      .update({ status: 'pending', claim_expires_at: null, updated_at: stamp(q, args.nowIso) }),
+  );
 }
 
 /**
@@ -181,16 +195,18 @@ export async function claimLedgerItems(
   args: { jobName: string; runKey: string; destination: string; worker: string; limit: number; nowIso: string; ttlMs: number; afterId?: number },
 ): Promise<LedgerItem[]> {
   const expiresIso = new Date(Date.parse(args.nowIso) + args.ttlMs).toISOString();
-  const rows = await q.adapter.claimLedgerItems(q.knex, {
-    jobName: args.jobName,
-    runKey: args.runKey,
-    destination: args.destination,
-    worker: args.worker,
-    afterId: args.afterId ?? 0,
-    limit: args.limit,
-    now: stamp(q, args.nowIso) as Knex.Value,
-    expires: stamp(q, expiresIso) as Knex.Value,
-  });
+  const rows = await retryingWrite(q, () =>
+    q.adapter.claimLedgerItems(q.knex, {
+      jobName: args.jobName,
+      runKey: args.runKey,
+      destination: args.destination,
+      worker: args.worker,
+      afterId: args.afterId ?? 0,
+      limit: args.limit,
+      now: stamp(q, args.nowIso) as Knex.Value,
+      expires: stamp(q, expiresIso) as Knex.Value,
+    }),
+  );
   return (rows as unknown as LedgerRow[]).map(toLedgerItem);
 }
 
@@ -199,11 +215,13 @@ export async function claimLedgerItems(
  * @returns the number of items whose claim was extended.
  */
 export async function renewClaims(q: Queryable, args: { worker: string; expiresIso: string }): Promise<number> {
-  return q.knex(LEDGER)
-    .where({ claimed_by: args.worker })
-    .whereIn('status', ['pending', 'sending'])
-    .whereNotNull('claim_expires_at')
-    .update({ claim_expires_at: stamp(q, args.expiresIso) });
+  return retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ claimed_by: args.worker })
+      .whereIn('status', ['pending', 'sending'])
+      .whereNotNull('claim_expires_at')
+      .update({ claim_expires_at: stamp(q, args.expiresIso) }),
+  );
 }
 
 /**
@@ -213,12 +231,14 @@ export async function renewClaims(q: Queryable, args: { worker: string; expiresI
  * @returns the number of items released.
  */
 export async function releaseClaimsOf(q: Queryable, args: { jobName: string; prefix: string; except: string }): Promise<number> {
-  return q.knex(LEDGER)
-    .where({ job_name: args.jobName })
-    .where('claimed_by', 'like', `${args.prefix}%`)
-    .whereNot({ claimed_by: args.except })
-    .whereNotNull('claim_expires_at')
-    .update({ claim_expires_at: null });
+  return retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ job_name: args.jobName })
+      .where('claimed_by', 'like', `${args.prefix}%`)
+      .whereNot({ claimed_by: args.except })
+      .whereNotNull('claim_expires_at')
+      .update({ claim_expires_at: null }),
+  );
 }
 
 /**
@@ -229,11 +249,13 @@ export async function releaseClaimsOf(q: Queryable, args: { jobName: string; pre
  */
 export async function markItemSending(q: Queryable, args: { id: number; worker: string; nowIso: string }): Promise<boolean> {
   const now = stamp(q, args.nowIso);
-  const updated = await q.knex(LEDGER)
-    .where({ id: args.id, claimed_by: args.worker })
-    .whereIn('status', ['pending', 'sending'])
-    .where('claim_expires_at', '>', now as Knex.Value)
-    .update({ status: 'sending', updated_at: now });
+  const updated = await retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ id: args.id, claimed_by: args.worker })
+      .whereIn('status', ['pending', 'sending'])
+      .where('claim_expires_at', '>', now as Knex.Value)
+      .update({ status: 'sending', updated_at: now }),
+  );
   return updated === 1;
 }
 
@@ -264,19 +286,21 @@ export async function updateLedgerItem(
   },
 ): Promise<number> {
   const now = stamp(q, change.nowIso);
-  return q.knex(LEDGER)
-    .where({ id, ...(change.claimedBy === undefined ? {} : { claimed_by: change.claimedBy }) })
-    .update({
-      status: change.status,
-      updated_at: now,
-      claim_expires_at: null,
-      ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
-      ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
-      ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
-      ...(change.lastHttpStatus === undefined ? {} : { last_http_status: change.lastHttpStatus }),
-      ...(change.lastError === undefined ? {} : { last_error: change.lastError }),
-      ...(change.status === 'posted' ? { posted_at: now } : {}),
-    });
+  return retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ id, ...(change.claimedBy === undefined ? {} : { claimed_by: change.claimedBy }) })
+      .update({
+        status: change.status,
+        updated_at: now,
+        claim_expires_at: null,
+        ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
+        ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
+        ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
+        ...(change.lastHttpStatus === undefined ? {} : { last_http_status: change.lastHttpStatus }),
+        ...(change.lastError === undefined ? {} : { last_error: change.lastError }),
+        ...(change.status === 'posted' ? { posted_at: now } : {}),
+      }),
+  );
 }
 
 /** One item's state change, as {@link updateLedgerItem} takes it. */
@@ -314,10 +338,12 @@ export async function updateLedgerItems(q: Queryable, changes: readonly (readonl
   }
   const posted = changes.filter(([, c]) => c.status === 'posted').map(([id]) => id);
   if (posted.length > 0) set.posted_at = q.knex.raw(`case when id in (${posted.map(() => '?').join(', ')}) then ? else posted_at end`, [...posted, now as Knex.Value]);
-  return q.knex(LEDGER)
-    .whereIn('id', changes.map(([id]) => id))
-    .where({ claimed_by: claimedBy })
-    .update(set);
+  return retryingWrite(q, () =>
+    q.knex(LEDGER)
+      .whereIn('id', changes.map(([id]) => id))
+      .where({ claimed_by: claimedBy })
+      .update(set),
+  );
 }
 
 /** The most changes {@link updateLedgerItems} takes at once. */

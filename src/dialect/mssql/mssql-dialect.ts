@@ -83,6 +83,13 @@ export class MssqlDialect implements DialectAdapter {
     return mssqlUpsert(trx, plan);
   }
 
+  /** Error 1205, chosen as a deadlock victim (the request may be rerun), or 1222, lock request timeout: https://learn.microsoft.com/sql/relational-databases/errors-events/mssqlserver-1205-database-engine-error */
+  isLockConflict(error: unknown): boolean {
+    const e = error as { number?: unknown; originalError?: { info?: { number?: unknown } } } | null;
+    const number = e?.number ?? e?.originalError?.info?.number;
+    return number === 1205 || number === 1222;
+  }
+
   claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
     return claimMssqlLedgerItems(knex, request);
   }

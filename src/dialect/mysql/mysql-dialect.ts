@@ -120,6 +120,12 @@ export class MysqlDialect implements DialectAdapter {
     return mysqlUpsert(trx, plan);
   }
 
+  /** ER_LOCK_DEADLOCK (1213) or ER_LOCK_WAIT_TIMEOUT (1205): https://mariadb.com/kb/en/mariadb-error-code-reference/ */
+  isLockConflict(error: unknown): boolean {
+    const errno = (error as { errno?: unknown } | null)?.errno;
+    return errno === 1213 || errno === 1205;
+  }
+
   claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
     return claimMysqlLedgerItems(knex, request);
   }

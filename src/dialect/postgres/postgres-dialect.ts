@@ -62,6 +62,12 @@ export class PostgresDialect implements DialectAdapter {
     return postgresUpsert(trx, plan);
   }
 
+  /** Deadlock (40P01) or serialization failure (40001): https://www.postgresql.org/docs/current/errcodes-appendix.html */
+  isLockConflict(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === '40P01' || code === '40001';
+  }
+
   claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
     return claimPostgresLedgerItems(knex, request);
   }

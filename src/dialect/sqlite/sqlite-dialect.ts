@@ -81,6 +81,12 @@ export class SqliteDialect implements DialectAdapter {
     return sqliteUpsert(trx, plan);
   }
 
+  /** SQLITE_BUSY: another connection holds the write lock past the busy timeout: https://www.sqlite.org/rescode.html#busy */
+  isLockConflict(error: unknown): boolean {
+    const code = (error as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  }
+
   claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
     return claimSqliteLedgerItems(knex, request);
   }
