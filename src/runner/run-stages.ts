@@ -51,21 +51,17 @@ export async function runStages(
   await quarantine.clear();
   let rows = 0;
   const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', sourceSize(pipeline, sourceLocation), 'rows');
-  async function* counted(source: AsyncIterable<SourceRow<unknown>>): AsyncGenerator<SourceRow<unknown>> {
-    for await (const row of source) {
-      rows += 1;
-      if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
-      yield row;
-    }
-  }
   const quarantineRow = quarantine.add.bind(quarantine);
+  const countRow = (row: SourceRow<unknown>): void => {
+    rows += 1;
+    if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
+  };
   const records = pipeline.toRecords(
-    counted(
-      readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
-        settings: ctx.config.sources[pipeline.name],
-        onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
-      }),
-    ),
+    readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
+      settings: ctx.config.sources[pipeline.name],
+      onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
+      onRow: countRow,
+    }),
   );
   const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
   progress.stop();

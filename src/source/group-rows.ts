@@ -27,8 +27,12 @@ export interface GroupRowsOptions<Row> {
  */
 export async function* groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, options: GroupRowsOptions<Row>): AsyncGenerator<RowGroup<Row>> {
   const idleRows = options.idleRows ?? 10_000;
-  // Insertion order = order of last activity: a touched group is moved to the end.
+  // Insertion order = order of last activity: a touched group is moved to the end, so the first
+  // group is the one idle longest, and no group is due before `nextDueAt` (the first one's
+  // last row + idleRows). Checked per row without iterating the map, which allocates.
   const open = new Map<string, { group: RowGroup<Row>; lastSeen: number }>();
+  let lastKey: string | undefined;
+  let nextDueAt = idleRows + 1;
   let index = 0;
   for await (const row of rows) {
     index += 1;
@@ -37,14 +41,24 @@ export async function* groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, optio
     if (entry) {
       entry.group.rows.push(row.value);
       entry.lastSeen = index;
-      open.delete(key);
-      open.set(key, entry);
+      // Lines of one key mostly come together: the last touched group is already at the end.
+      if (key !== lastKey) {
+        open.delete(key);
+        open.set(key, entry);
+      }
     } else {
       open.set(key, { group: { key, line: row.line, rows: [row.value] }, lastSeen: index });
+      if (open.size === 1) nextDueAt = index + idleRows;
     }
+    lastKey = key;
+    if (index < nextDueAt) continue;
     for (const [oldest, candidate] of open) {
-      if (index - candidate.lastSeen < idleRows) break;
+      if (index - candidate.lastSeen < idleRows) {
+        nextDueAt = candidate.lastSeen + idleRows;
+        break;
+      }
       open.delete(oldest);
+      if (oldest === lastKey) lastKey = undefined;
       yield candidate.group;
     }
   }

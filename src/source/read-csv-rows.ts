@@ -11,10 +11,41 @@ export interface CsvReadSpec<Row> {
   readonly row: ZodType<Row>;
 }
 
+/** Line breaks inside one field: CRLF, a lone CR and a lone LF each end one line. */
+const LINE_BREAK = /\r\n?|\n/g;
+
+/** How many lines the fields of one record span beyond its first (quoted fields may hold line breaks). */
+function extraLines(record: readonly string[]): number {
+  let lines = 0;
+  for (const field of record) {
+    if (field.indexOf('\n') < 0 && field.indexOf('\r') < 0) continue;
+    lines += field.match(LINE_BREAK)?.length ?? 0;
+  }
+  return lines;
+}
+
+/** A blank line as csv-parse reads it without `skip_empty_lines`: one empty, unquoted field. */
+function isBlank(record: readonly string[], raw: string): boolean {
+  return record.length === 1 && record[0] === '' && !raw.includes('"');
+}
+
+/** The record's own text, without the line breaks csv-parse keeps around it. */
+function recordText(raw: string): string {
+  return raw.replace(/^[\r\n]+|[\r\n]+$/g, '');
+}
+
 /**
  * Streams a CSV file through csv-parse and yields validated rows with their starting line.
  * A row with the wrong field count or a value the schema rejects goes to `quarantine`, naming
- * the line, the field and the rule. Memory stays flat: one record at a time.
+ * the line, the field and the rule, with the row's text as read. Memory stays flat: one record
+ * at a time (plus csv-parse's and the file stream's buffers, 64 KiB each).
+ *
+ * Lines are counted here rather than taken from csv-parse's `info` (which builds two objects per
+ * record and costs more than the parse itself): a record starts on the line after the previous
+ * one ends, and spans one line more for each line break inside its quoted fields; blank lines
+ * are read as records (`skip_empty_lines` off) only to be counted and skipped. `SourceRow.bytes`
+ * is the file stream's read position, a little ahead of the record (for the progress bar).
+ * `onRow` is called with each validated row before it is yielded.
  *
  * @throws SourceError when the file cannot be read, its header differs, or csv-parse cannot
  *   parse it at all (for example an unclosed quote), naming the file and line.
@@ -23,38 +54,42 @@ export async function* readCsvRows<Row>(
   file: string,
   spec: CsvReadSpec<Row>,
   quarantine: (row: QuarantinedRow) => Promise<void>,
+  onRow?: (row: SourceRow<unknown>) => void,
 ): AsyncGenerator<SourceRow<Row>> {
-  const parser = createReadStream(file).pipe(
-    parse({ bom: true, skip_empty_lines: true, relax_column_count: true, info: true, raw: true }),
-  );
+  const input = createReadStream(file);
+  const parser = input.pipe(parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true }));
+  const names = spec.header;
+  const width = names.length;
   let header = true;
+  let nextLine = 1;
   try {
-    for await (const { record, info, raw } of parser as AsyncIterable<{ record: string[]; info: { lines: number; bytes: number }; raw: string }>) {
-      // info.lines is where the record ends; a quoted field may span lines.
-      const rawText = raw.replace(/^[\r\n]+|[\r\n]+$/g, '');
-      const line = info.lines - (rawText.match(/\n/g)?.length ?? 0);
+    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+      const line = nextLine;
+      // Only a quoted field can hold a line break; most records have none.
+      nextLine += raw.includes('"') ? 1 + extraLines(record) : 1;
+      if (isBlank(record, raw)) continue;
       if (header) {
         header = false;
-        if (record.join(',') !== spec.header.join(',')) {
-          throw new SourceError(file, line, `header must be ${spec.header.join(',')} (got ${record.join(',')})`);
+        if (record.join(',') !== names.join(',')) {
+          throw new SourceError(file, line, `header must be ${names.join(',')} (got ${record.join(',')})`);
         }
         continue;
       }
-      if (record.length !== spec.header.length) {
-        await quarantine({ source: file, line, reason: `expected ${spec.header.length} fields, found ${record.length}`, raw: rawText });
+      if (record.length !== width) {
+        await quarantine({ source: file, line, reason: `expected ${width} fields, found ${record.length}`, raw: recordText(raw) });
         continue;
       }
       const fields: Record<string, string> = {};
-      spec.header.forEach((name, i) => {
-        fields[name] = record[i]!;
-      });
+      for (let i = 0; i < width; i++) fields[names[i]!] = record[i]!;
       const parsed = spec.row.safeParse(fields);
       if (parsed.success) {
-        yield { line, value: parsed.data, bytes: info.bytes };
+        const row = { line, value: parsed.data, bytes: input.bytesRead };
+        onRow?.(row);
+        yield row;
       } else {
         const issue = parsed.error.issues[0]!;
         const field = issue.path.join('.');
-        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${JSON.stringify(fields[field] ?? null)})`, raw: rawText });
+        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${JSON.stringify(fields[field] ?? null)})`, raw: recordText(raw) });
       }
     }
   } catch (error) {

@@ -1,4 +1,5 @@
-import { Readable } from 'node:stream';
+import { once } from 'node:events';
+import { Readable, type Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Connection, QueryOptions, ResultSetHeader, RowDataPacket } from 'mysql2';
 import { quoteMysqlIdentifier as q } from './mysql-upsert.ts';
@@ -11,12 +12,15 @@ export interface MysqlLoadSettings {
   readonly maxAllowedPacket: number;
 }
 
-/** How large one data packet of the `LOAD DATA` stream is at most. */
-const STREAM_CHUNK_BYTES = 64 * 1024;
+/** Characters per chunk of the `LOAD DATA` stream (a line longer than that is one chunk). */
+const STREAM_CHUNK_CHARS = 32 * 1024;
 /** The INSERT fallback's statements stay under this, and under 90% of `max_allowed_packet`. */
 const INSERT_STATEMENT_MAX_BYTES = 4 * 1024 * 1024;
 
 const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
+/** Whether a value holds a character {@link ESCAPES} rewrites: most do not, and skip the replace. */
+const SPECIAL = /[\\\t\n\r\0]/;
+const SPECIALS = /[\\\t\n\r\0]/g;
 
 /**
  * One row as a `LOAD DATA` line in MySQL's own text format (`FIELDS TERMINATED BY '\t' ESCAPED
@@ -31,7 +35,12 @@ export function loadDataLine(values: readonly unknown[]): string {
   for (let i = 0; i < values.length; i++) {
     if (i > 0) line += '\t';
     const value = values[i];
-    line += value === null || value === undefined ? '\\N' : String(value).replace(/[\\\t\n\r\0]/g, (c) => ESCAPES[c]!);
+    if (value === null || value === undefined) {
+      line += '\\N';
+      continue;
+    }
+    const text = String(value);
+    line += SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
   }
   return `${line}\n`;
 }
@@ -42,15 +51,46 @@ function query<T>(connection: Connection, options: QueryOptions, values?: unknow
   });
 }
 
-/** Splits each batch's text into Buffers of at most {@link STREAM_CHUNK_BYTES} (mysql2 needs Buffers). */
-async function* loadDataChunks(batches: AsyncIterable<unknown[][]>, counted: (rows: number) => void): AsyncGenerator<Buffer> {
+/**
+ * Writes each batch as Buffers of about {@link STREAM_CHUNK_CHARS} characters (mysql2 needs
+ * Buffers): small enough that V8 keeps them out of its large-object space, where MiB-sized
+ * strings and Buffers pile up until a full GC.
+ */
+async function* loadDataChunks(
+  batches: AsyncIterable<unknown[][]>,
+  counted: (rows: number) => void,
+  drained: () => Promise<void>,
+): AsyncGenerator<Buffer> {
   for await (const batch of batches) {
     let text = '';
-    for (const row of batch) text += loadDataLine(row);
+    for (const row of batch) {
+      text += loadDataLine(row);
+      if (text.length >= STREAM_CHUNK_CHARS) {
+        await drained();
+        yield Buffer.from(text, 'utf8');
+        text = '';
+      }
+    }
     counted(batch.length);
-    const bytes = Buffer.from(text, 'utf8');
-    for (let at = 0; at < bytes.length; at += STREAM_CHUNK_BYTES) yield bytes.subarray(at, at + STREAM_CHUNK_BYTES);
+    if (text.length > 0) {
+      await drained();
+      yield Buffer.from(text, 'utf8');
+    }
   }
+}
+
+/**
+ * Waits until the connection's socket has written what it holds. mysql2 reads the
+ * `infileStreamFactory` stream as fast as it yields and writes every chunk to the socket
+ * (it pauses the stream only on a socket `pause` event, which a writable socket never emits), so
+ * without this wait a server slower than the parse makes the socket buffer the whole load.
+ */
+function socketDrained(connection: Connection): () => Promise<void> {
+  const socket = (connection as unknown as { stream?: Writable }).stream;
+  return async () => {
+    if (!socket?.writableNeedDrain) return;
+    await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+  };
 }
 
 /**
@@ -61,7 +101,7 @@ async function* loadDataChunks(batches: AsyncIterable<unknown[][]>, counted: (ro
  */
 async function loadData(connection: Connection, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
   let rows = 0;
-  const stream = Readable.from(loadDataChunks(batches, (n) => (rows += n)));
+  const stream = Readable.from(loadDataChunks(batches, (n) => (rows += n), socketDrained(connection)));
   const sql =
     `load data local infile 'idem-staging' into table ${q(table)} character set utf8mb4 ` +
     `fields terminated by '\\t' escaped by '\\\\' lines terminated by '\\n' (${columns.map(q).join(', ')})`;
