@@ -14,6 +14,8 @@ export interface Queryable {
 const LEDGER = 'post_ledger';
 const INSTANT = column.instant();
 const INSERT_BATCH_ROWS = 100;
+/** Fresh staged records read per query while enqueueing. */
+const ENQUEUE_PAGE_ROWS = 1000;
 
 interface LedgerRow {
   id: number | string;
@@ -81,27 +83,50 @@ export async function enqueueLedgerItems(
   const record = (alias: string): string =>
     `${alias}.job_name = ? and ${alias}.destination = ? and ${alias}.source_system = s.source_system and ${alias}.source_reference = s.source_reference`;
   const scope = [args.jobName, args.destination];
-  const fresh = (await q.knex(`${args.staging} as s`)
-    .select('s.source_system', 's.source_reference', 's.row_hash')
-    .select(q.knex.raw(`(select count(*) from ${LEDGER} c where ${record('c')} and c.row_hash = s.row_hash) as earlier`, scope))
-    // Skip a record whose newest live ledger version is this content.
-    .whereNotExists((newest) =>
-      newest
-        .select(q.knex.raw('1'))
-        .from(`${LEDGER} as l`)
-        .whereRaw(`${record('l')} and l.row_hash = s.row_hash and l.status <> 'superseded'`, scope)
-        .whereNotExists((newer) =>
-          newer
-            .select(q.knex.raw('1'))
-            .from(`${LEDGER} as n`)
-            .whereRaw(
-              "n.job_name = l.job_name and n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference and n.status <> 'superseded' and n.id > l.id",
-            ),
-        ),
-    )
-    .orderBy('s.seq')) as { source_system: string; source_reference: string; row_hash: string; earlier: number | string }[];
-  if (fresh.length === 0) return 0;
   const now = stamp(q, args.nowIso);
+  // Fresh records are read a page at a time (memory stays flat in the run's size) and all are
+  // found before older versions are superseded: the newest live version decides what is fresh.
+  let enqueued = 0;
+  let afterSeq = 0;
+  for (;;) {
+    const fresh = (await q.knex(`${args.staging} as s`)
+      .select('s.seq', 's.source_system', 's.source_reference', 's.row_hash')
+      .select(q.knex.raw(`(select count(*) from ${LEDGER} c where ${record('c')} and c.row_hash = s.row_hash) as earlier`, scope))
+      .where('s.seq', '>', afterSeq)
+      // Skip a record whose newest live ledger version is this content. Driven by the staged rows
+      // through the record index: a join against the whole ledger would cost the ledger's size on
+      // every run (quadratic over a backfill). row_hash is never '', so '' stands for "none".
+      .whereRaw('coalesce((?), ?) <> s.row_hash', [
+        q.knex(`${LEDGER} as l`)
+          .select('l.row_hash')
+          .whereRaw(`${record('l')} and l.status <> 'superseded'`, scope)
+          .orderBy('l.id', 'desc')
+          .limit(1),
+        '',
+      ])
+      .orderBy('s.seq')
+      .limit(ENQUEUE_PAGE_ROWS)) as { seq: number | string; source_system: string; source_reference: string; row_hash: string; earlier: number | string }[];
+    if (fresh.length === 0) break;
+    afterSeq = Number(fresh.at(-1)!.seq);
+    const rows = fresh.map((r) => ({
+      job_name: args.jobName,
+      destination: args.destination,
+      source_system: r.source_system,
+      source_reference: r.source_reference,
+      row_hash: r.row_hash,
+      idempotency_key: `${idempotencyKey(args.jobName, r.source_system, r.source_reference, r.row_hash)}${Number(r.earlier) > 0 ? `#${Number(r.earlier)}` : ''}`,
+      run_key: args.runKey,
+      status: 'pending',
+      attempts: 0,
+      created_at: now,
+      updated_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += INSERT_BATCH_ROWS) {
+      await q.knex(LEDGER).insert(rows.slice(i, i + INSERT_BATCH_ROWS));
+    }
+    enqueued += rows.length;
+  }
+  if (enqueued === 0) return 0;
 
   await q.knex(`${LEDGER}`)
     .where({ job_name: args.jobName, destination: args.destination })
@@ -113,24 +138,7 @@ export async function enqueueLedgerItems(
         .whereRaw(`s.source_system = ${LEDGER}.source_system and s.source_reference = ${LEDGER}.source_reference and s.row_hash <> ${LEDGER}.row_hash`),
     )
     .update({ status: 'superseded', updated_at: now });
-
-  const rows = fresh.map((r) => ({
-    job_name: args.jobName,
-    destination: args.destination,
-    source_system: r.source_system,
-    source_reference: r.source_reference,
-    row_hash: r.row_hash,
-    idempotency_key: `${idempotencyKey(args.jobName, r.source_system, r.source_reference, r.row_hash)}${Number(r.earlier) > 0 ? `#${Number(r.earlier)}` : ''}`,
-    run_key: args.runKey,
-    status: 'pending',
-    attempts: 0,
-    created_at: now,
-    updated_at: now,
-  }));
-  for (let i = 0; i < rows.length; i += INSERT_BATCH_ROWS) {
-    await q.knex(LEDGER).insert(rows.slice(i, i + INSERT_BATCH_ROWS));
-  }
-  return rows.length;
+  return enqueued;
 }
 
 /**
