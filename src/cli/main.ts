@@ -5,13 +5,18 @@ import { UsageError } from '../errors/usage-error.ts';
 /** Exit codes (DESIGN.md): the scheduler's contract. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, needsOperator: 3, lockHeld: 75 } as const;
 
-function wholeNumber(flag: string, min: number): (value: string) => number {
+function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new UsageError(`${flag} must be a whole number ≥ ${min} (got "${value}")`);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new UsageError(`${flag} must be a whole number ≥ ${min}${max < Number.MAX_SAFE_INTEGER ? ` and ≤ ${max}` : ''} (got "${value}")`);
+    }
     return n;
   };
 }
+
+/** The most processes `idem run --workers` starts on one host; more hosts: `idem work` on each. */
+const MAX_LOCAL_WORKERS = 32;
 
 /**
  * The `idem` command line. Parses flags strictly and hands them to one command module, loaded
@@ -36,7 +41,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--dry-run', 'run extract, stage and diff in a rolled-back transaction and print the plan; writes and sends nothing')
     .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')
-    .option('--workers <n>', 'processes sharing the post stage: this run and N-1 idem work children (see docs/scaling.md)', wholeNumber('--workers', 1), 1)
+    .option('--workers <n>', 'processes sharing the post stage: this run and N-1 idem work children (see docs/scaling.md)', wholeNumber('--workers', 1, MAX_LOCAL_WORKERS), 1)
     .addOption(new Option('--batch-rows <n>', 'rows per staging batch').argParser(wholeNumber('--batch-rows', 1)).hideHelp())
     .action(async (name: string, options) => {
       const { runCommand } = await import('./commands/run-command.ts');

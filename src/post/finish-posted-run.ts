@@ -16,11 +16,12 @@ export type PostedRunState =
 /**
  * Completes a run whose post stage every process has finished: when no item of the run key is
  * `pending` or `sending` any more, writes `job_runs` `completed` (every item posted, superseded
- * or found) or `needs_review` (items `failed` or in `review`, counted in `counts.ledger`), with a
+ * or found) or `needs_review` (items `failed` or in `review`), with the run key's items by status
+ * in `counts.ledger` (all processes together), with a
  * conditional update (see `completePostedJobRun`), so that of all the processes sharing the post
  * stage exactly one writes it. A process that finds items still open waits and calls again.
  *
- * @param args.counts the counts to record; `ledger` is added for `needs_review`.
+ * @param args.counts the counts to record; `ledger` (items by status) is added.
  * @returns the state found; `done: true` also when another process wrote the end first.
  */
 export async function finishPostedRun(
@@ -33,7 +34,8 @@ export async function finishPostedRun(
   const items = await countLedgerItems(db, scope);
   const ledger = { failed: items.failed ?? 0, review: items.review ?? 0 };
   const status = ledger.failed + ledger.review > 0 ? 'needs_review' : 'completed';
-  const counts = status === 'needs_review' ? { ...args.counts, ledger } : args.counts;
+  // Every process's share together: `counts.post` of one process is its own share only.
+  const counts = { ...args.counts, ledger: items };
   const wroteIt = await completePostedJobRun(db, args.jobRunId, { status, counts, now: args.nowIso });
   if (wroteIt) return { done: true, status, wroteIt, ledger };
   const jobRun = await findJobRun(db, args.jobName, args.runKey);

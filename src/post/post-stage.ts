@@ -212,7 +212,7 @@ export async function postStage(
       const logged = { strategy: destination.strategy, ...counts, ms: Math.round(performance.now() - started) };
       // One info line per destination and process; a later pass that found nothing says so at debug.
       const idle = counts.sent + counts.superseded + counts.review + counts.lost === 0;
-      log[idle && !run.firstPass ? 'debug' : 'info']({ worker: worker.name, ...logged }, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
+      log[idle && !run.firstPass ? 'debug' : 'info'](logged, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
       results.push({ destination: destination.name, ...logged });
     }
   } finally {

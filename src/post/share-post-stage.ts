@@ -50,12 +50,16 @@ export async function sharePostStage(
   let post = await postStage(ctx, pipeline, { ...pass, firstPass: true });
   args.onPosted?.(post);
   await args.beforeFinish?.();
+  let waits = 0;
   const pollMs = Math.max(20, Math.min(FINISH_POLL_MS, Math.floor(ctx.config.claimTtlMs / 3)));
   for (;;) {
     await args.worker.assertMayPost();
     const state = await finishPostedRun(ctx.db, { jobName: pipeline.name, runKey: args.runKey, jobRunId: args.jobRunId, counts: args.counts(), nowIso: ctx.now() });
     if (state.done) return { post, state };
-    args.log.debug({ open: state.open }, `${state.open} item(s) still open in other processes: waiting`);
+    // Said once at info level: a wait for a dead process's claims to lapse can take a whole TTL.
+    const waiting = `${state.open} item(s) still open in other processes: waiting for them to finish, or for their claims to lapse (IDEM_CLAIM_TTL_MS ${ctx.config.claimTtlMs} ms)`;
+    if (waits++ === 0) args.log.info({ open: state.open }, waiting);
+    else args.log.debug({ open: state.open }, waiting);
     await delay(pollMs);
     const again = await postStage(ctx, pipeline, pass);
     post = post.map((counts, i) => addPostCounts(counts, again[i]!));

@@ -3,6 +3,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { UsageError } from '../errors/usage-error.ts';
+import { parseBusinessDate } from './business-date.ts';
 
 /**
  * What one run is for: a business date (`YYYY-MM-DD` in the pipeline's time zone) or a file.
@@ -15,6 +16,20 @@ export type RunKey =
 /** A business-date run key. */
 export function dateRunKey(businessDate: string): RunKey {
   return { kind: 'date', value: businessDate, businessDate };
+}
+
+/** A file run key's value, as {@link fileRunKey} writes it. */
+const FILE_RUN_KEY = /^file:.+@sha256:[0-9a-f]{16}$/;
+
+/**
+ * A run key typed by an operator (`idem work --run-key`), as `idem status` shows it: a business
+ * date `YYYY-MM-DD` or a file run key `file:NAME@sha256:HEX`.
+ * @throws UsageError for anything else (a typo must not wait for a run that can never come).
+ */
+export function parseRunKey(value: string): string {
+  if (FILE_RUN_KEY.test(value)) return value;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return parseBusinessDate(value, '--run-key');
+  throw new UsageError(`--run-key must be a business date YYYY-MM-DD or a file run key file:NAME@sha256:HEX, as idem status shows it (got "${value}")`);
 }
 
 /**

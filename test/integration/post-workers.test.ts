@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
@@ -100,6 +102,62 @@ describeEachDialect('idem run --workers', (dialect) => {
     expect(records).toBe(INVOICES);
     expect(Object.values(byReference).every((n) => n === 1)).toBe(true);
     expect(await world.db.knex('job_runs').select('status', 'attempts')).toEqual([{ status: 'completed', attempts: 1 }]);
+    // job_runs (and idem status) count every process's share, not the completing process's own.
+    const [jobRun] = await world.db.knex('job_runs').select('counts');
+    expect(JSON.parse(jobRun.counts).ledger).toEqual({ posted: INVOICES });
+    const status = await runCli(['status', pipeline.name], env);
+    expect(status.stdout).toMatch(/posted 143\b/);
+  });
+
+  it('stopping the run with SIGTERM stops its idem work children too; a rerun finishes the run', async () => {
+    world.sandbox.configure({ latencyMs: 300 });
+    const env = { ...world.env({ http: { concurrency: 1 } }), IDEM_CLAIM_TTL_MS: '1000' };
+    const run = startCli([...RUN, '--workers', '3'], env);
+    const children = (): number[] => {
+      try {
+        return execFileSync('ps', ['--ppid', String(run.child.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').map(Number).filter((pid) => pid > 0);
+      } catch {
+        return []; // ps exits 1 when no process matches
+      }
+    };
+    let workers: number[] = [];
+    for (let i = 0; i < 200 && workers.length < 2; i++) {
+      await delay(100);
+      workers = children();
+    }
+    expect(workers).toHaveLength(2);
+    await delay(500); // the workers are posting
+    run.child.kill('SIGTERM');
+    expect((await run.done).signal).toBe('SIGTERM');
+    const alive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && workers.some(alive); i++) await delay(100);
+    expect(workers.filter(alive)).toEqual([]);
+    expect(world.sandbox.state.records().length).toBeLessThan(INVOICES);
+
+    world.sandbox.configure({ latencyMs: 0 });
+    const rerun = await runCli(RUN, env);
+    expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+    const { byReference, records } = world.sandbox.state.stats();
+    expect(records).toBe(INVOICES);
+    expect(Object.values(byReference).every((n) => n === 1)).toBe(true);
+  });
+
+  it('refuses more than 32 local workers, and an idem work run key that is neither a date nor a file key', async () => {
+    const many = await runCli([...RUN, '--workers', '33'], world.env());
+    expect(many.code).toBe(2);
+    expect(many.stderr).toMatch(/--workers must be a whole number ≥ 1 and ≤ 32 \(got "33"\)/);
+    for (const key of ['garbage', '2010-12-1', '2010-02-30']) {
+      const typo = await runCli(['work', pipeline.name, '--run-key', key], world.env());
+      expect(typo.code, key).toBe(2);
+      expect(typo.stderr).toMatch(/--run-key must be/);
+    }
   });
 
   it('rejects --workers with --catch-up', async () => {

@@ -46,6 +46,28 @@ function startPostWorkers(count: number, pipeline: string, runKey: string, log: 
   return children;
 }
 
+/** The signals that stop a run (a scheduler's SIGTERM, Ctrl-C, a closed terminal). */
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+
+/**
+ * Passes a stop signal on to the `idem work` children, then stops this process by it as it would
+ * have stopped without the handler: stopping the run stops its workers (a scheduler or `kill`
+ * signals only the run's own pid). Their claims lapse and a rerun takes the items over.
+ * @returns a function that removes the handlers.
+ */
+function forwardStopSignals(children: readonly ChildProcess[]): () => void {
+  const forward = (signal: NodeJS.Signals): void => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    remove();
+    process.kill(process.pid, signal);
+  };
+  const remove = (): void => {
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, forward);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, forward);
+  return remove;
+}
+
 /** Waits for every child to exit; logs those that did not exit 0 or 3. */
 async function waitForPostWorkers(children: readonly ChildProcess[], log: Logger): Promise<void> {
   await Promise.all(
@@ -99,10 +121,15 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
       const children: ChildProcess[] = [];
       const workers = options.workers ?? 1;
       const onPostStage = workers > 1 ? (key: string) => children.push(...startPostWorkers(workers - 1, pipeline.name, key, session.logger)) : undefined;
-      const result = await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) }, onPostStage ? { onPostStage } : {});
-      await waitForPostWorkers(children, session.logger);
-      if (result.plan) process.stdout.write(formatPlan(result.plan));
-      return result.exitCode;
+      const stopForwarding = workers > 1 ? forwardStopSignals(children) : () => undefined;
+      try {
+        const result = await runPipeline(ctx, { ...request, runKey: runKey ?? dateRunKey(date!) }, onPostStage ? { onPostStage } : {});
+        await waitForPostWorkers(children, session.logger);
+        if (result.plan) process.stdout.write(formatPlan(result.plan));
+        return result.exitCode;
+      } finally {
+        stopForwarding();
+      }
     },
     { config },
   );

@@ -18,7 +18,13 @@ function summarize(counts: JobRun['counts']): string {
   if (c.extract?.rows !== undefined) parts.push(`rows ${c.extract.rows}`);
   if (c.extract?.quarantined) parts.push(`quarantined ${c.extract.quarantined}`);
   if (c.upsert) parts.push(`+${c.upsert.inserted} ~${c.upsert.updated} =${c.upsert.unchanged}`);
-  for (const [destination, post] of Object.entries((c.post ?? {}) as Record<string, Record<string, number>>)) parts.push(`${destination}: posted ${post.posted}/${post.sent}`);
+  if (c.ledger) {
+    // The run key's items by status, every process sharing the post stage together.
+    const items = c.ledger as Record<string, number>;
+    parts.push(['posted', 'failed', 'review'].filter((status) => status === 'posted' || items[status]).map((status) => `${status} ${items[status] ?? 0}`).join(' '));
+  } else {
+    for (const [destination, post] of Object.entries((c.post ?? {}) as Record<string, Record<string, number>>)) parts.push(`${destination}: posted ${post.posted}/${post.sent}`);
+  }
   return parts.join(', ');
 }
 

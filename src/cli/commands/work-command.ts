@@ -3,7 +3,7 @@ import { UsageError } from '../../errors/usage-error.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { runPostWorker } from '../../post/run-post-worker.ts';
 import { resolveBusinessDate } from '../../runs/business-date.ts';
-import { fileRunKey } from '../../runs/run-key.ts';
+import { fileRunKey, parseRunKey } from '../../runs/run-key.ts';
 import { withSession } from '../session.ts';
 
 /** The flags of `idem work`. */
@@ -24,10 +24,11 @@ export async function workCommand(name: string, options: WorkCommandOptions): Pr
   const chosen = [options.runKey !== undefined && '--run-key', options.date !== undefined && '--date', options.file !== undefined && '--file'].filter(Boolean);
   if (chosen.length > 1) throw new UsageError(`use one of --run-key, --date or --file (got ${chosen.join(' and ')})`);
   if (chosen.length === 0) throw new UsageError('missing required flag --run-key KEY (or --date YYYY-MM-DD, or --file PATH)');
+  const typedRunKey = options.runKey === undefined ? undefined : parseRunKey(options.runKey);
   const config = loadConfig();
   const pipeline = await loadPipeline(config.projectDir, name);
   const runKey =
-    options.runKey ??
+    typedRunKey ??
     (options.file !== undefined ? (await fileRunKey(options.file)).value : resolveBusinessDate(options.date!, pipeline.timeZone, config.now ?? new Date()));
   return withSession(
     async (session) => {

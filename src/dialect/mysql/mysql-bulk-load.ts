@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import type { Connection, QueryOptions, ResultSetHeader, RowDataPacket } from 'mysql2';
+import { tabSeparatedEscapes, tabSeparatedLine } from '../tab-separated-line.ts';
 import { quoteMysqlIdentifier as q } from './mysql-upsert.ts';
 
 /** What the bulk load needs to know about the server (read once, on the first connection). */
@@ -17,10 +18,8 @@ const STREAM_CHUNK_CHARS = 32 * 1024;
 /** The INSERT fallback's statements stay under this, and under 90% of `max_allowed_packet`. */
 const INSERT_STATEMENT_MAX_BYTES = 4 * 1024 * 1024;
 
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' };
-/** Whether a value holds a character {@link ESCAPES} rewrites: most do not, and skip the replace. */
-const SPECIAL = /[\\\t\n\r\0]/;
-const SPECIALS = /[\\\t\n\r\0]/g;
+/** Characters MySQL's `LOAD DATA` text format reads specially, with their escapes. */
+const LOAD_DATA_TEXT = tabSeparatedEscapes({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' });
 
 /**
  * One row as a `LOAD DATA` line in MySQL's own text format (`FIELDS TERMINATED BY '\t' ESCAPED
@@ -31,18 +30,7 @@ const SPECIALS = /[\\\t\n\r\0]/g;
  * empty field can. Ends with `\n`.
  */
 export function loadDataLine(values: readonly unknown[]): string {
-  let line = '';
-  for (let i = 0; i < values.length; i++) {
-    if (i > 0) line += '\t';
-    const value = values[i];
-    if (value === null || value === undefined) {
-      line += '\\N';
-      continue;
-    }
-    const text = String(value);
-    line += SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]!) : text;
-  }
-  return `${line}\n`;
+  return tabSeparatedLine(values, LOAD_DATA_TEXT);
 }
 
 function query<T>(connection: Connection, options: QueryOptions, values?: unknown[]): Promise<T> {
