@@ -141,18 +141,6 @@ export async function enqueueLedgerItems(
   return enqueued;
 }
 
-/**
- * The next page of a run's items to send at one destination, in id order after `afterId`:
- * `pending` ones, and `failed` ones whose failure was transient (a rerun retries them).
- */
-export async function selectPostableItems(
-  q: Queryable,
-  args: { jobName: string; runKey: string; destination: string; afterId: number; limit: number },
-): Promise<LedgerItem[]> {
-  const rows = (await postableItemsQuery(q, args).where('id', '>', args.afterId).orderBy('id').limit(args.limit)) as LedgerRow[];
-  return rows.map(toLedgerItem);
-}
-
 /** The ledger rows a run's post stage sends to one destination: `pending`, and `failed` transiently. */
 export function postableItemsQuery(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Knex.QueryBuilder {
   return q.knex(LEDGER)
