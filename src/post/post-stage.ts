@@ -8,7 +8,7 @@ import { SILENT_PROGRESS, type ProgressFactory } from '../progress/progress.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
 import type { PostedRow } from './destination-definition.ts';
 import type { LedgerItem } from './ledger-item.ts';
-import { claimLedgerItems, markItemSending, moveInterruptedToReview, postableItemsQuery, renewClaims, updateLedgerItem } from './ledger-queries.ts';
+import { claimLedgerItems, markItemSending, moveInterruptedToReview, postableItemsQuery, renewClaims, updateLedgerItem, type LedgerChange } from './ledger-queries.ts';
 import { LedgerOutcomeWriter } from './ledger-outcome-writer.ts';
 import { postItem } from './post-item.ts';
 import type { PostWorker } from './post-worker.ts';
@@ -107,8 +107,7 @@ export async function postStage(
           if (interrupted > 0) log.warn({ interrupted }, `${interrupted} item(s) were interrupted while sending: moved to review`);
           counts.review += interrupted;
         };
-        await worker.assertMayPost();
-        await interruptedToReview();
+        // Read only: every claim below first proves the process may post and moves interrupted items.
         const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
         // A later pass that finds nothing to do shows no bar.
         const progress = total > 0 ? (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items') : undefined;
@@ -117,7 +116,7 @@ export async function postStage(
         // mark-before-send writes each change at once; the others may batch (see LedgerOutcomeWriter).
         writer = markBeforeSend ? undefined : new LedgerOutcomeWriter(db);
         const batched = writer;
-        const record = async (id: number, change: Parameters<typeof updateLedgerItem>[2]): Promise<void> => {
+        const record = async (id: number, change: LedgerChange): Promise<void> => {
           const claimed = { ...change, claimedBy: worker.name };
           if (batched) batched.add(id, claimed);
           else await updateLedgerItem(db, id, claimed);
