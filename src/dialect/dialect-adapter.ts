@@ -33,6 +33,12 @@ export interface DialectAdapter {
    * @returns the number of rows loaded.
    */
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number>;
+  /**
+   * Empties a staging table before a run loads it, outside any transaction, the dialect's way
+   * that leaves no dead rows behind for the run's scans to step over (PostgreSQL `TRUNCATE`).
+   * Only for tables no other session uses meanwhile: the pipeline's app lock guarantees that.
+   */
+  emptyStaging(knex: Knex, staging: string): Promise<void>;
   /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
   deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number>;
   /**

@@ -85,6 +85,8 @@ export async function runStages(
   const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit: () => hit('mid-upsert') });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
+  // A plain DELETE (milliseconds, where PostgreSQL's TRUNCATE takes 5–20): any dead rows it
+  // leaves go with the next run's `emptyStaging`.
   if (!run.keepStaging) await db.knex(pipeline.tables.staging).delete();
   await hit('after-upsert');
 }

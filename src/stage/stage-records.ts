@@ -54,7 +54,7 @@ export async function stageRecords(
   const columns = Object.entries(pipeline.columns);
   const batchRows = options.batchRows ?? 2000;
   const batchChars = options.batchChars ?? 256 * 1024;
-  await knex(pipeline.tables.staging).delete();
+  await adapter.emptyStaging(knex, pipeline.tables.staging);
 
   // Driver values are the adapter's, except a json column's: every dialect stores its JSON text
   // (see `ColumnType`), which the row hash covers too, so each document is serialised once.

@@ -75,6 +75,11 @@ export class MssqlDialect implements DialectAdapter {
     return this.#settings.stagingLoad === 'insert' ? mssqlInsertRows(knex, table, load, batches) : mssqlBulkLoad(knex, table, load, batches);
   }
 
+  /** `DELETE`: `TRUNCATE TABLE` needs ALTER permission on the table, which a run need not have. */
+  async emptyStaging(knex: Knex, staging: string): Promise<void> {
+    await knex(staging).delete();
+  }
+
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     return rowCountOf(await db.raw(withRowCount(supersededStagingRowsSql(staging, quoteMssqlIdentifier))));
   }

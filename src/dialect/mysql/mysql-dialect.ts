@@ -106,6 +106,11 @@ export class MysqlDialect implements DialectAdapter {
     return mysqlBulkLoad(knex, table, columns, batches, () => this.#learned());
   }
 
+  /** `DELETE`: InnoDB purges deleted rows in the background; `TRUNCATE` would need the DROP privilege. */
+  async emptyStaging(knex: Knex, staging: string): Promise<void> {
+    await knex(staging).delete();
+  }
+
   /** MySQL cannot delete from a table its subquery reads (error 1093), so the table joins itself. */
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     const q = quoteMysqlIdentifier;

@@ -28,7 +28,11 @@ const CHUNK_CHARS = 32 * 1024;
 
 /**
  * Loads rows with `COPY … FROM STDIN` (text format) through pg-copy-streams on a pooled
- * connection, writing chunks of about {@link CHUNK_CHARS} characters.
+ * connection, writing chunks of about {@link CHUNK_CHARS} characters, then runs `ANALYZE` on
+ * the table: a staging table refilled every run otherwise keeps the statistics of some earlier
+ * load (or none), and the upsert's joins to the target were planned as hash joins over the
+ * whole target, so every run of a backfill cost more than the one before (PostgreSQL docs,
+ * "Populating a Database": run ANALYZE afterwards).
  */
 export async function postgresBulkLoad(
   knex: Knex,
@@ -55,8 +59,18 @@ export async function postgresBulkLoad(
   try {
     const copy = connection.query(copyFrom(`copy ${q(table)} (${columns.map(q).join(', ')}) from stdin`));
     await pipeline(Readable.from(chunks()), copy);
+    await connection.query(`analyze ${q(table)}`);
   } finally {
     await knex.client.releaseConnection(connection);
   }
   return rows;
+}
+
+/**
+ * `TRUNCATE`: a `DELETE` leaves its rows dead in the table until a vacuum, so a staging table
+ * refilled every run (a backfill: hundreds a minute, faster than autovacuum comes by) grew with
+ * them, and each scan of it read every earlier run's rows too.
+ */
+export async function emptyPostgresStaging(knex: Knex, staging: string): Promise<void> {
+  await knex.raw(`truncate table ${q(staging)}`);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type pg from 'pg';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
@@ -7,8 +8,8 @@ import { claimPostgresLedgerItems } from './postgres-ledger-claim.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
-import { tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
-import { postgresBulkLoad } from './postgres-bulk-load.ts';
+import { createPostgresLockSessions, tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
+import { emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
 import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
 import { postgresUpsert } from './postgres-upsert.ts';
 
@@ -21,6 +22,7 @@ import { postgresUpsert } from './postgres-upsert.ts';
 export class PostgresDialect implements DialectAdapter {
   readonly name = 'postgres' as const;
   readonly #url: string;
+  #lockSessions: pg.Pool | undefined;
 
   constructor(url: string) {
     this.#url = url;
@@ -47,11 +49,16 @@ export class PostgresDialect implements DialectAdapter {
   }
 
   tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
-    return tryAcquirePostgresAppLock(this.#url, request);
+    this.#lockSessions ??= createPostgresLockSessions(this.#url);
+    return tryAcquirePostgresAppLock(this.#lockSessions, request);
   }
 
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
     return postgresBulkLoad(knex, table, columns, batches);
+  }
+
+  emptyStaging(knex: Knex, staging: string): Promise<void> {
+    return emptyPostgresStaging(knex, staging);
   }
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {

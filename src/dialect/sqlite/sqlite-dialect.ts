@@ -72,6 +72,11 @@ export class SqliteDialect implements DialectAdapter {
     return sqliteBulkLoad(knex, table, columns, batches);
   }
 
+  /** SQLite: `DELETE` without a `WHERE` is its truncate optimisation (https://sqlite.org/lang_delete.html). */
+  async emptyStaging(knex: Knex, staging: string): Promise<void> {
+    await knex(staging).delete();
+  }
+
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     // better-sqlite3 reports a statement's row count as `changes`.
     return ((await db.raw(supersededStagingRowsSql(staging, quoteAnsiIdentifier))) as { changes: number }).changes;
