@@ -221,15 +221,17 @@ export async function renewClaims(q: Queryable, args: { worker: string; expiresI
 }
 
 /**
- * Releases every claim of a job held by a process whose name starts with `prefix` other than
- * `except`. The run calls it with `run ` once it holds the app lock: a claim of an earlier run
- * process of the same pipeline belongs to a dead process (it held the lock, the lock is ours now).
+ * Releases every claim on one run key's items held by a process whose name starts with `prefix`
+ * other than `except`. The run calls it with `run ` once it holds the app lock: a claim of an
+ * earlier run process of the same pipeline belongs to a dead process (it held the lock, the lock
+ * is ours now). Scoped to the run key, through the run's index, so its cost does not grow with
+ * the ledger: a dead run's claims on other keys lapse by their expiry, or go when that key runs.
  * @returns the number of items released.
  */
-export async function releaseClaimsOf(q: Queryable, args: { jobName: string; prefix: string; except: string }): Promise<number> {
+export async function releaseClaimsOf(q: Queryable, args: { jobName: string; runKey: string; prefix: string; except: string }): Promise<number> {
   return retryingWrite(q, () =>
     q.knex(LEDGER)
-      .where({ job_name: args.jobName })
+      .where({ job_name: args.jobName, run_key: args.runKey })
       .where('claimed_by', 'like', `${args.prefix}%`)
       .whereNot({ claimed_by: args.except })
       .whereNotNull('claim_expires_at')
@@ -330,10 +332,18 @@ export async function updateLedgerItems(q: Queryable, changes: readonly (readonl
   for (const [field, columnName] of CHANGE_COLUMNS) {
     const given = changes.filter(([, c]) => c[field] !== undefined);
     if (given.length === 0) continue;
+    // One value for every item (the usual batch: all posted at the first attempt) needs no CASE:
+    // far fewer parameters, cheaper for knex to build and for the server to parse.
+    const first = given[0]![1][field];
+    if (given.length === changes.length && given.every(([, c]) => c[field] === first)) {
+      set[columnName] = first;
+      continue;
+    }
     set[columnName] = q.knex.raw(`case id ${given.map(() => 'when ? then ?').join(' ')} else ${columnName} end`, given.flatMap(([id, c]) => [id, c[field] as Knex.Value]));
   }
   const posted = changes.filter(([, c]) => c.status === 'posted').map(([id]) => id);
-  if (posted.length > 0) set.posted_at = q.knex.raw(`case when id in (${posted.map(() => '?').join(', ')}) then ? else posted_at end`, [...posted, now as Knex.Value]);
+  if (posted.length === changes.length) set.posted_at = now;
+  else if (posted.length > 0) set.posted_at = q.knex.raw(`case when id in (${posted.map(() => '?').join(', ')}) then ? else posted_at end`, [...posted, now as Knex.Value]);
   return retryingWrite(q, () =>
     q.knex(LEDGER)
       .whereIn('id', changes.map(([id]) => id))

@@ -119,7 +119,7 @@ export async function runPipeline(ctx: RunContext, request: RunRequest, hooks: R
       // transient failures get another try in this attempt, then workers may join.
       const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld() };
       await lock.assertHeld();
-      const released = await releaseClaimsOf(db, { jobName: pipeline.name, prefix: RUN_WORKER_PREFIX, except: worker.name });
+      const released = await releaseClaimsOf(db, { jobName: pipeline.name, runKey: runKey.value, prefix: RUN_WORKER_PREFIX, except: worker.name });
       const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
       if (released + requeued > 0) log.info({ stage: 'post', released, requeued }, `post: ${released} claim(s) of an earlier run released, ${requeued} transient failure(s) to retry`);
       await enterPostStage(db, jobRun.id, { counts, now: now() });

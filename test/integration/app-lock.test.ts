@@ -72,6 +72,27 @@ describeEachDialect('the app lock', (dialect) => {
     await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
   });
 
+  if (dialect === 'postgres') it('takes the next lock cycle on the same session, named for its new owner, and a dead session is never handed out again', async () => {
+    const backend = async (): Promise<{ pid: number; name: string }[]> =>
+      (await b.knex.raw("select pid, application_name as name from pg_stat_activity where datname = current_database() and application_name like 'idem run 2010-%' order by pid")).rows;
+    const first = await take(a, 'run 2010-12-01');
+    const [session] = await backend();
+    expect(session!.name).toBe('idem run 2010-12-01');
+    await first.release();
+    // Released: the lock is free for anyone, the session stays for this process's next cycle.
+    const other = await take(b, 'run B');
+    await other.release();
+    const second = await take(a, 'run 2010-12-02');
+    expect(await backend()).toEqual([{ pid: session!.pid, name: 'idem run 2010-12-02' }]);
+    await b.knex.raw('select pg_terminate_backend(?)', [session!.pid]);
+    await expect(second.assertHeld()).rejects.toBeInstanceOf(LockLostError);
+    await second.release();
+    const third = await take(a, 'run 2010-12-03');
+    await third.assertHeld();
+    const [fresh] = await backend();
+    expect(fresh!.pid).not.toBe(session!.pid);
+  });
+
   if (dialect === 'mysql') it('is free at once when its connection is KILLed, and the old holder notices before its next step', async () => {
     const lock = await take(a, 'run A');
     const admin = knexFactory({ client: 'mysql2', connection: testDb.url, pool: { min: 0, max: 1 } });

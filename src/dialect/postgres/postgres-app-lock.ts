@@ -14,27 +14,63 @@ const HOLDERS_SQL = `
     and l.database = (select oid from pg_database where datname = current_database())
     and l.classid = ((${KEY} >> 32) & 4294967295)::oid and l.objid = (${KEY} & 4294967295)::oid`;
 
+/** The owner's own lock, for {@link tryAcquirePostgresAppLock}'s proof: cheap, no `pg_stat_activity`. */
+const HELD_SQL = `
+  select 1 from pg_locks l
+  where l.locktype = 'advisory' and l.granted and l.objsubid = 1 and l.pid = pg_backend_pid()
+    and l.database = (select oid from pg_database where datname = current_database())
+    and l.classid = ((${KEY} >> 32) & 4294967295)::oid and l.objid = (${KEY} & 4294967295)::oid`;
+
+/** Lock sessions at most open at once in one process (one per lock held at the same time). */
+const LOCK_SESSIONS_MAX = 10;
+/** How long a released lock session is kept for the next lock cycle, in ms. */
+const LOCK_SESSION_IDLE_MS = 5000;
+
 /**
- * Takes `pg_try_advisory_lock` on a dedicated `pg.Client` that lives exactly as long as the run
- * (never a pooled connection: a pool may hand the session to other work, and advisory locks
- * belong to the session). Session end releases the lock, so a killed run leaves none behind.
- * The client's `application_name` carries the owner, so a second run can name the holder.
+ * The sessions app locks are taken on: a pool of its own, never knex's, so a session holding a
+ * lock does nothing else, and only one lock cycle at a time uses it. A released session is kept
+ * {@link LOCK_SESSION_IDLE_MS} for the next cycle: a backfill takes the lock once per date, and a
+ * new PostgreSQL session each time (a backend started, then ended) cost more than a small day's
+ * whole upsert. Idle sessions never keep the process alive (`allowExitOnIdle`).
  */
-export async function tryAcquirePostgresAppLock(connectionString: string, request: AppLockRequest): Promise<AppLockAttempt> {
-  const client = new pg.Client({
-    connectionString,
-    application_name: `idem ${request.owner}`.slice(0, APPLICATION_NAME_MAX),
-  });
+export function createPostgresLockSessions(connectionString: string): pg.Pool {
+  const sessions = new pg.Pool({ connectionString, max: LOCK_SESSIONS_MAX, idleTimeoutMillis: LOCK_SESSION_IDLE_MS, allowExitOnIdle: true });
+  // A pooled session whose backend is terminated while idle is dropped by the pool; the pool
+  // re-emits the error here, and without a listener it would crash the process.
+  sessions.on('error', () => undefined);
+  return sessions;
+}
+
+/**
+ * Takes `pg_try_advisory_lock` on a session of `sessions` (see {@link createPostgresLockSessions})
+ * that does nothing else while the lock is held (advisory locks belong to the session). Session
+ * end releases the lock, so a killed run leaves none behind. The session's `application_name`
+ * is set to the owner, so a second run can name the holder.
+ */
+export async function tryAcquirePostgresAppLock(sessions: pg.Pool, request: AppLockRequest): Promise<AppLockAttempt> {
+  const client = await sessions.connect();
   let lostBecause: Error | undefined;
-  // A terminated backend emits 'error' on an idle client; without a listener it would crash the process.
-  client.on('error', (error) => {
+  // A terminated backend emits 'error' on a checked-out client; without a listener it would crash the process.
+  const onError = (error: Error): void => {
     lostBecause = error;
-  });
-  await client.connect();
-  const { rows } = await client.query<{ ok: boolean }>(`select pg_try_advisory_lock(${KEY}) as ok`, [request.name]);
+  };
+  client.on('error', onError);
+  const giveBack = (destroy: boolean): void => {
+    client.off('error', onError);
+    client.release(destroy || lostBecause !== undefined);
+  };
+  let rows: { ok: boolean }[];
+  try {
+    ({ rows } = await client.query<{ ok: boolean }>(
+      `select set_config('application_name', $2, false), pg_try_advisory_lock(${KEY}) as ok`,
+      [request.name, `idem ${request.owner}`.slice(0, APPLICATION_NAME_MAX)],
+    ));
+  } catch (error) {
+    giveBack(true);
+    throw error;
+  }
   if (!rows[0]!.ok) {
-    const holders = await client.query<{ pid: number; application_name: string; client_addr: string | null }>(HOLDERS_SQL, [request.name]);
-    await client.end().catch(() => undefined);
+    const holders = await client.query<{ pid: number; application_name: string; client_addr: string | null }>(HOLDERS_SQL, [request.name]).finally(() => giveBack(false));
     const holder = holders.rows[0];
     return {
       acquired: false,
@@ -47,7 +83,7 @@ export async function tryAcquirePostgresAppLock(connectionString: string, reques
     async assertHeld() {
       if (lostBecause) throw new LockLostError(request.name, `lock connection failed: ${lostBecause.message}`, lostBecause);
       try {
-        const held = await client.query(`${HOLDERS_SQL} and l.pid = pg_backend_pid()`, [request.name]);
+        const held = await client.query(HELD_SQL, [request.name]);
         if (held.rowCount !== 1) throw new Error('the advisory lock is no longer held by this session');
       } catch (error) {
         throw new LockLostError(request.name, (error as Error).message, error);
@@ -56,9 +92,11 @@ export async function tryAcquirePostgresAppLock(connectionString: string, reques
     async release() {
       if (released) return;
       released = true;
-      // Closing the session releases the lock even if the explicit unlock fails.
-      await client.query(`select pg_advisory_unlock(${KEY})`, [request.name]).catch(() => undefined);
-      await client.end().catch(() => undefined);
+      // A session whose unlock did not answer true is ended: ending it releases the lock.
+      const unlocked = await client
+        .query<{ ok: boolean }>(`select pg_advisory_unlock(${KEY}) as ok`, [request.name])
+        .then((r) => r.rows[0]?.ok === true, () => false);
+      giveBack(!unlocked);
     },
   };
   return { acquired: true, lock };
