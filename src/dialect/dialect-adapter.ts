@@ -39,6 +39,13 @@ export interface DialectAdapter {
    * Only for tables no other session uses meanwhile: the pipeline's app lock guarantees that.
    */
   emptyStaging(knex: Knex, staging: string): Promise<void>;
+  /**
+   * Refreshes the planner's statistics of a staging table just loaded (row count and the key
+   * columns), where the database does not keep them current by itself (PostgreSQL `ANALYZE`):
+   * the upsert joins this run's rows to the target by the key index only if the planner knows
+   * how few there are.
+   */
+  analyzeStaging(knex: Knex, staging: string): Promise<void>;
   /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
   deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number>;
   /**

@@ -39,8 +39,9 @@ export interface StageOptions {
 }
 
 /**
- * Replaces the pipeline's staging table with this run's records: deletes what an earlier attempt
- * left, then bulk-loads by the dialect's fast path. Each record gets its canonical values, its
+ * Replaces the pipeline's staging table with this run's records: empties it (`emptyStaging`),
+ * bulk-loads by the dialect's fast path, then refreshes the planner's view of it
+ * (`analyzeStaging`). Each record gets its canonical values, its
  * row hash and `seq`, its position in the source (what `last-wins` means by "last").
  * @returns the number of records staged.
  */
@@ -106,5 +107,7 @@ export async function stageRecords(
   }
 
   const loaded = [...FRAMEWORK_COLUMNS, ...columns];
-  return adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
+  const staged = await adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
+  await adapter.analyzeStaging(knex, pipeline.tables.staging);
+  return staged;
 }

@@ -80,6 +80,9 @@ export class MssqlDialect implements DialectAdapter {
     await knex(staging).delete();
   }
 
+  /** Nothing to do: SQL Server updates statistics by itself before compiling against a table that changed (AUTO_UPDATE_STATISTICS). */
+  async analyzeStaging(): Promise<void> {}
+
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     return rowCountOf(await db.raw(withRowCount(supersededStagingRowsSql(staging, quoteMssqlIdentifier))));
   }

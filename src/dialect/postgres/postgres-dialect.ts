@@ -9,7 +9,7 @@ import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { createPostgresLockSessions, tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
-import { emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
+import { analyzePostgresStaging, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
 import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
 import { postgresUpsert } from './postgres-upsert.ts';
 
@@ -59,6 +59,10 @@ export class PostgresDialect implements DialectAdapter {
 
   emptyStaging(knex: Knex, staging: string): Promise<void> {
     return emptyPostgresStaging(knex, staging);
+  }
+
+  analyzeStaging(knex: Knex, staging: string): Promise<void> {
+    return analyzePostgresStaging(knex, staging);
   }
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {

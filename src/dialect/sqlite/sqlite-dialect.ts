@@ -77,6 +77,9 @@ export class SqliteDialect implements DialectAdapter {
     await knex(staging).delete();
   }
 
+  /** Nothing to do: SQLite plans the upsert's joins through the target's key index without statistics. */
+  async analyzeStaging(): Promise<void> {}
+
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     // better-sqlite3 reports a statement's row count as `changes`.
     return ((await db.raw(supersededStagingRowsSql(staging, quoteAnsiIdentifier))) as { changes: number }).changes;
