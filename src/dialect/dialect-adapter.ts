@@ -40,12 +40,13 @@ export interface DialectAdapter {
    */
   emptyStaging(knex: Knex, staging: string): Promise<void>;
   /**
-   * Refreshes the planner's statistics of a staging table just loaded (row count and the key
-   * columns), where the database does not keep them current by itself (PostgreSQL `ANALYZE`):
-   * the upsert joins this run's rows to the target by the key index only if the planner knows
-   * how few there are.
+   * Refreshes the planner's statistics of a table that just changed a lot (its row count, and
+   * `columns`, the ones it is joined or filtered on), where the database does not keep them
+   * current by itself (PostgreSQL `ANALYZE`), also inside a transaction, counting its own
+   * uncommitted rows. A staging table just loaded, or a ledger grown in this transaction, is
+   * joined by its key index only if the planner knows how many rows it holds.
    */
-  analyzeStaging(knex: Knex, staging: string): Promise<void>;
+  refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[]): Promise<void>;
   /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
   deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number>;
   /**

@@ -19,6 +19,9 @@ const FRAMEWORK_COLUMNS: readonly (readonly [string, ColumnSpec])[] = [
   ['row_hash', column.text({ maxLength: 64 })],
 ];
 
+/** The staging columns the duplicate-key rule, the upsert and the ledger enqueue join or filter on. */
+const STAGING_KEY_COLUMNS = ['seq', 'source_system', 'source_reference', 'row_hash'];
+
 /** Options of {@link stageRecords}. */
 export interface StageOptions {
   readonly runKey: string;
@@ -40,8 +43,8 @@ export interface StageOptions {
 
 /**
  * Replaces the pipeline's staging table with this run's records: empties it (`emptyStaging`),
- * bulk-loads by the dialect's fast path, then refreshes the planner's view of it
- * (`analyzeStaging`). Each record gets its canonical values, its
+ * bulk-loads by the dialect's fast path, then refreshes the planner's statistics of its key
+ * columns (`refreshStatistics`). Each record gets its canonical values, its
  * row hash and `seq`, its position in the source (what `last-wins` means by "last").
  * @returns the number of records staged.
  */
@@ -108,6 +111,6 @@ export async function stageRecords(
 
   const loaded = [...FRAMEWORK_COLUMNS, ...columns];
   const staged = await adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
-  await adapter.analyzeStaging(knex, pipeline.tables.staging);
+  await adapter.refreshStatistics(knex, pipeline.tables.staging, STAGING_KEY_COLUMNS);
   return staged;
 }

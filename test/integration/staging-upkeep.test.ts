@@ -46,7 +46,7 @@ describeEachDialect('staging upkeep', (dialect) => {
     expect(await db.knex(TABLE).orderBy('seq').pluck('seq')).toEqual([100, 101, 102]);
   });
 
-  if (dialect === 'postgres') it('analyzeStaging leaves the planner statistics of the rows loaded, and emptying leaves no pages behind', async () => {
+  if (dialect === 'postgres') it('refreshStatistics leaves the planner statistics of the rows loaded, and emptying leaves no pages behind', async () => {
     const stats = async (): Promise<{ reltuples: number; bytes: number }> => {
       const { rows } = await db.knex.raw(`select reltuples::int as reltuples, pg_relation_size(oid)::int as bytes from pg_class where relname = ?`, [TABLE]);
       return rows[0];
@@ -54,13 +54,13 @@ describeEachDialect('staging upkeep', (dialect) => {
     // Never analysed: -1 (PostgreSQL 14+), which the planner reads as "some default size".
     expect((await stats()).reltuples).toBe(-1);
     await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(500)), SPECS);
-    await db.adapter.analyzeStaging(db.knex, TABLE);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference']);
     expect(await stats()).toEqual({ reltuples: 500, bytes: expect.any(Number) });
     await db.adapter.emptyStaging(db.knex, TABLE);
     // A DELETE would keep every page (its rows dead until a vacuum); TRUNCATE leaves none.
     expect((await stats()).bytes).toBe(0);
     await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(7)), SPECS);
-    await db.adapter.analyzeStaging(db.knex, TABLE);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference']);
     expect((await stats()).reltuples).toBe(7);
   });
 });

@@ -81,7 +81,7 @@ export class MssqlDialect implements DialectAdapter {
   }
 
   /** Nothing to do: SQL Server updates statistics by itself before compiling against a table that changed (AUTO_UPDATE_STATISTICS). */
-  async analyzeStaging(): Promise<void> {}
+  async refreshStatistics(): Promise<void> {}
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     return rowCountOf(await db.raw(withRowCount(supersededStagingRowsSql(staging, quoteMssqlIdentifier))));

@@ -112,7 +112,7 @@ export class MysqlDialect implements DialectAdapter {
   }
 
   /** Nothing to do: InnoDB samples its statistics itself, after large changes (innodb_stats_auto_recalc). */
-  async analyzeStaging(): Promise<void> {}
+  async refreshStatistics(): Promise<void> {}
 
   /** MySQL cannot delete from a table its subquery reads (error 1093), so the table joins itself. */
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {

@@ -71,13 +71,14 @@ export async function emptyPostgresStaging(knex: Knex, staging: string): Promise
 }
 
 /**
- * `ANALYZE` of the columns the upsert and the ledger join on (PostgreSQL docs, "Populating a
- * Database": run ANALYZE afterwards). A staging table refilled every run otherwise keeps the
- * statistics of some earlier load, or none, and the upsert's joins to the target were planned
- * as hash joins over the whole target: every run of a backfill cost more than the one before.
- * The row count is refreshed whatever the column list; leaving the business columns out spares
- * reading (and decompressing) large values: 1 s for the year's invoices with every column.
+ * `ANALYZE` of some columns (PostgreSQL docs, "Populating a Database": run ANALYZE afterwards).
+ * A staging table refilled every run otherwise keeps the statistics of some earlier load, or
+ * none, and the upsert's joins to the target were planned as hash joins over the whole target:
+ * every run of a backfill cost more than the one before. The row count is refreshed whatever
+ * the column list; leaving large columns out spares reading (and decompressing) their values:
+ * 1 s for the year's invoices with every column. Inside a transaction it counts that
+ * transaction's own rows.
  */
-export async function analyzePostgresStaging(knex: Knex, staging: string): Promise<void> {
-  await knex.raw(`analyze ${q(staging)} (${['seq', 'source_system', 'source_reference', 'row_hash'].map(q).join(', ')})`);
+export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table: string, columns: readonly string[]): Promise<void> {
+  await knex.raw(`analyze ${q(table)} (${columns.map(q).join(', ')})`);
 }

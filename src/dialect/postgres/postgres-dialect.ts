@@ -9,7 +9,7 @@ import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { createPostgresLockSessions, tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
-import { analyzePostgresStaging, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
+import { analyzePostgresTable, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
 import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
 import { postgresUpsert } from './postgres-upsert.ts';
 
@@ -61,8 +61,8 @@ export class PostgresDialect implements DialectAdapter {
     return emptyPostgresStaging(knex, staging);
   }
 
-  analyzeStaging(knex: Knex, staging: string): Promise<void> {
-    return analyzePostgresStaging(knex, staging);
+  refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[]): Promise<void> {
+    return analyzePostgresTable(knex, table, columns);
   }
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {

@@ -77,8 +77,8 @@ export class SqliteDialect implements DialectAdapter {
     await knex(staging).delete();
   }
 
-  /** Nothing to do: SQLite plans the upsert's joins through the target's key index without statistics. */
-  async analyzeStaging(): Promise<void> {}
+  /** Nothing to do: without statistics SQLite plans the upsert's and the ledger's joins through their key indexes. */
+  async refreshStatistics(): Promise<void> {}
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
     // better-sqlite3 reports a statement's row count as `changes`.
