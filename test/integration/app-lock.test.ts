@@ -91,6 +91,12 @@ describeEachDialect('the app lock', (dialect) => {
     await third.assertHeld();
     const [fresh] = await backend();
     expect(fresh!.pid).not.toBe(session!.pid);
+    // A kept session whose backend dies between cycles (a restart) is dropped, never handed out.
+    await third.release();
+    await b.knex.raw('select pg_terminate_backend(?)', [fresh!.pid]);
+    const fourth = await take(a, 'run 2010-12-04');
+    await fourth.assertHeld();
+    expect((await backend()).map((s) => s.name)).toEqual(['idem run 2010-12-04']);
   });
 
   if (dialect === 'mysql') it('is free at once when its connection is KILLed, and the old holder notices before its next step', async () => {
