@@ -48,40 +48,52 @@ export function createPostgresLockSessions(connectionString: string): pg.Pool {
  * is set to the owner, so a second run can name the holder.
  */
 export async function tryAcquirePostgresAppLock(sessions: pg.Pool, request: AppLockRequest): Promise<AppLockAttempt> {
-  const client = await sessions.connect();
-  let lostBecause: Error | undefined;
-  // A terminated backend emits 'error' on a checked-out client; without a listener it would crash the process.
-  const onError = (error: Error): void => {
-    lostBecause = error;
-  };
-  client.on('error', onError);
-  const giveBack = (destroy: boolean): void => {
-    client.off('error', onError);
-    client.release(destroy || lostBecause !== undefined);
-  };
-  let rows: { ok: boolean }[];
-  try {
-    ({ rows } = await client.query<{ ok: boolean }>(
-      `select set_config('application_name', $2, false), pg_try_advisory_lock(${KEY}) as ok`,
-      [request.name, `idem ${request.owner}`.slice(0, APPLICATION_NAME_MAX)],
-    ));
-  } catch (error) {
-    giveBack(true);
-    throw error;
-  }
-  if (!rows[0]!.ok) {
-    const holders = await client.query<{ pid: number; application_name: string; client_addr: string | null }>(HOLDERS_SQL, [request.name]).finally(() => giveBack(false));
-    const holder = holders.rows[0];
-    return {
-      acquired: false,
-      holder: holder ? `"${holder.application_name}" (backend pid ${holder.pid}${holder.client_addr ? ` from ${holder.client_addr}` : ''})` : 'another session',
+  // A kept session can have died since its last cycle (a restart, a terminated backend) before
+  // the pool heard of it: then its first query fails, and one fresh session is tried.
+  for (let attempt = 1; ; attempt++) {
+    const client = await sessions.connect();
+    let lostBecause: Error | undefined;
+    // A terminated backend emits 'error' on a checked-out client; without a listener it would crash the process.
+    const onError = (error: Error): void => {
+      lostBecause = error;
     };
+    client.on('error', onError);
+    const giveBack = (destroy: boolean): void => {
+      client.off('error', onError);
+      client.release(destroy || lostBecause !== undefined);
+    };
+    let rows: { ok: boolean }[];
+    try {
+      ({ rows } = await client.query<{ ok: boolean }>(
+        `select set_config('application_name', $2, false), pg_try_advisory_lock(${KEY}) as ok`,
+        [request.name, `idem ${request.owner}`.slice(0, APPLICATION_NAME_MAX)],
+      ));
+    } catch (error) {
+      giveBack(true);
+      if (attempt === 1) continue;
+      throw error;
+    }
+    return rows[0]!.ok
+      ? { acquired: true, lock: heldLock(client, request, () => lostBecause, giveBack) }
+      : { acquired: false, holder: await holderOf(client, request, giveBack) };
   }
+}
+
+/** Who holds the lock, asked on the session that could not take it (given back afterwards). */
+async function holderOf(client: pg.PoolClient, request: AppLockRequest, giveBack: (destroy: boolean) => void): Promise<string> {
+  const holders = await client.query<{ pid: number; application_name: string; client_addr: string | null }>(HOLDERS_SQL, [request.name]).finally(() => giveBack(false));
+  const holder = holders.rows[0];
+  return holder ? `"${holder.application_name}" (backend pid ${holder.pid}${holder.client_addr ? ` from ${holder.client_addr}` : ''})` : 'another session';
+}
+
+/** The lock held on `client`: proven by {@link HELD_SQL}, released by unlocking and giving the session back. */
+function heldLock(client: pg.PoolClient, request: AppLockRequest, lostBecause: () => Error | undefined, giveBack: (destroy: boolean) => void): AppLock {
   let released = false;
-  const lock: AppLock = {
+  return {
     name: request.name,
     async assertHeld() {
-      if (lostBecause) throw new LockLostError(request.name, `lock connection failed: ${lostBecause.message}`, lostBecause);
+      const lost = lostBecause();
+      if (lost) throw new LockLostError(request.name, `lock connection failed: ${lost.message}`, lost);
       try {
         const held = await client.query(HELD_SQL, [request.name]);
         if (held.rowCount !== 1) throw new Error('the advisory lock is no longer held by this session');
@@ -99,5 +111,4 @@ export async function tryAcquirePostgresAppLock(sessions: pg.Pool, request: AppL
       giveBack(!unlocked);
     },
   };
-  return { acquired: true, lock };
 }
