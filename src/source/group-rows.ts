@@ -32,24 +32,27 @@ export async function* groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, optio
   // last row + idleRows). Checked per row without iterating the map, which allocates.
   const open = new Map<string, { group: RowGroup<Row>; lastSeen: number }>();
   let lastKey: string | undefined;
+  let last: { group: RowGroup<Row>; lastSeen: number } | undefined;
   let nextDueAt = idleRows + 1;
   let index = 0;
   for await (const row of rows) {
     index += 1;
     const key = options.key(row.value);
-    const entry = open.get(key);
+    // Lines of one key mostly come together: the last touched group is already at the end.
+    let entry = key === lastKey ? last : open.get(key);
     if (entry) {
       entry.group.rows.push(row.value);
       entry.lastSeen = index;
-      // Lines of one key mostly come together: the last touched group is already at the end.
       if (key !== lastKey) {
         open.delete(key);
         open.set(key, entry);
       }
     } else {
-      open.set(key, { group: { key, line: row.line, rows: [row.value] }, lastSeen: index });
+      entry = { group: { key, line: row.line, rows: [row.value] }, lastSeen: index };
+      open.set(key, entry);
       if (open.size === 1) nextDueAt = index + idleRows;
     }
+    last = entry;
     lastKey = key;
     if (index < nextDueAt) continue;
     for (const [oldest, candidate] of open) {
@@ -58,7 +61,10 @@ export async function* groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, optio
         break;
       }
       open.delete(oldest);
-      if (oldest === lastKey) lastKey = undefined;
+      if (oldest === lastKey) {
+        lastKey = undefined;
+        last = undefined;
+      }
       yield candidate.group;
     }
   }

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { finished } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import type { ZodType } from 'zod';
 import { SourceError } from '../errors/source-error.ts';
@@ -58,12 +59,34 @@ export async function* readCsvRows<Row>(
 ): AsyncGenerator<SourceRow<Row>> {
   const input = createReadStream(file);
   const parser = input.pipe(parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true }));
+  // Records are taken with `read()` while the parser holds some, waiting only when it holds
+  // none: `for await` over the stream adds an async generator step (promises) per record.
+  // `outcome`: undefined while records may come, null once the parser ended, else its error.
+  let outcome: Error | null | undefined;
+  let wake = (): void => {};
+  const settle = (error?: Error | null): void => {
+    outcome ??= error ?? null;
+    wake();
+  };
+  parser.on('readable', () => wake());
+  finished(parser, { writable: false }, settle);
+  input.on('error', settle);
   const names = spec.header;
   const width = names.length;
   let header = true;
   let nextLine = 1;
   try {
-    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+    for (;;) {
+      const item = parser.destroyed ? null : (parser.read() as { record: string[]; raw: string } | null);
+      if (item === null) {
+        if (outcome === null) break;
+        if (outcome) throw outcome;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        continue;
+      }
+      const { record, raw } = item;
       const line = nextLine;
       // Only a quoted field can hold a line break; most records have none.
       nextLine += raw.includes('"') ? 1 + extraLines(record) : 1;
@@ -96,5 +119,8 @@ export async function* readCsvRows<Row>(
     if (error instanceof SourceError) throw error;
     if (error instanceof CsvError) throw new SourceError(file, (error as CsvError & { lines?: number }).lines, error.message, error);
     throw new SourceError(file, undefined, (error as Error).message, error);
+  } finally {
+    parser.destroy();
+    input.destroy();
   }
 }

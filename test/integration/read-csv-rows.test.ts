@@ -55,6 +55,19 @@ describe('readCsvRows', () => {
     expect((error as SourceError).message).toMatch(/rows\.csv:\d+: Quote Not Closed/);
   });
 
+  it('fails on a source it cannot read (a directory), naming it, and stops there', async () => {
+    const dir = writeTempSource('rows.csv', 'id,name,qty\n');
+    const read = async (): Promise<unknown[]> => {
+      const rows = [];
+      for await (const row of readCsvRows(dir, spec, async () => {})) rows.push(row);
+      return rows;
+    };
+    const error = await read().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as SourceError).message).toContain(dir);
+    expect((error as SourceError).message).toMatch(/EISDIR/);
+  });
+
   it('fails on a header that differs', async () => {
     const error = await read('id,title,qty\n1,a,2\n').catch((e: unknown) => e);
     expect((error as SourceError).message).toMatch(/rows\.csv:1: header must be id,name,qty \(got id,title,qty\)/);
