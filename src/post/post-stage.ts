@@ -6,13 +6,12 @@ import { createHttpAgent } from '../http/create-http-agent.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { SILENT_PROGRESS, type ProgressFactory } from '../progress/progress.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
-import type { PostedRow } from './destination-definition.ts';
 import type { LedgerItem } from './ledger-item.ts';
 import { claimLedgerItems, markItemSending, moveInterruptedToReview, postableItemsQuery, renewClaims, updateLedgerItem, type LedgerChange } from './ledger-queries.ts';
 import { LedgerOutcomeWriter } from './ledger-outcome-writer.ts';
 import { postItem } from './post-item.ts';
 import type { PostWorker } from './post-worker.ts';
-import { readPostedRows } from './read-posted-rows.ts';
+import { readTargetRows, toPostedRow, type TargetRow } from './read-posted-rows.ts';
 import { resolveDestination } from './resolve-destination.ts';
 
 /** Counts of one destination's post stage in one run (or one worker's share of it). */
@@ -126,7 +125,7 @@ export async function postStage(
         // Claims go on after the last id claimed; once that finds nothing, one more from the start
         // picks up what lapsed claims or requeues freed behind it.
         let afterId = 0;
-        const claimBatch = async (): Promise<{ item: LedgerItem; row: PostedRow | undefined }[]> => {
+        const claimBatch = async (): Promise<{ item: LedgerItem; row: TargetRow | undefined }[]> => {
           await worker.assertMayPost();
           await interruptedToReview();
           const claim = (from: number): Promise<LedgerItem[]> =>
@@ -134,21 +133,23 @@ export async function postStage(
           let items = await claim(afterId);
           if (items.length === 0 && afterId > 0) items = await claim(0);
           afterId = items.at(-1)?.id ?? afterId;
-          const rows = await readPostedRows(db, pipeline, items);
+          const rows = await readTargetRows(db, pipeline, items);
           return items.map((item) => ({ item, row: rows.get(item.id) }));
         };
-        // Claims the next batch while the current one is still being sent (once no more than
-        // `concurrency` of it wait), so the sending slots never drain between batches.
-        async function* claimed(): AsyncGenerator<{ item: LedgerItem; row: PostedRow | undefined }> {
-          let next: Promise<{ item: LedgerItem; row: PostedRow | undefined }[]> | undefined = claimBatch();
-          let buffer: { item: LedgerItem; row: PostedRow | undefined }[] = [];
+        // Claims the next batch while the current one is still being sent, once half of it is
+        // handed out: a claim and its rows take a few round trips, longer on a loaded database
+        // than `concurrency` items take to send, so the sending slots never drain between batches.
+        const prefetchAt = Math.max(concurrency, Math.floor(limit / 2));
+        async function* claimed(): AsyncGenerator<{ item: LedgerItem; row: TargetRow | undefined }> {
+          let next: Promise<{ item: LedgerItem; row: TargetRow | undefined }[]> | undefined = claimBatch();
+          let buffer: { item: LedgerItem; row: TargetRow | undefined }[] = [];
           for (;;) {
             if (buffer.length === 0) {
               buffer = await next!;
               next = undefined;
               if (buffer.length === 0) return;
             }
-            if (next === undefined && buffer.length <= concurrency) {
+            if (next === undefined && buffer.length <= prefetchAt) {
               next = claimBatch();
               // Handled where it is awaited; this only keeps an early failure from being "unhandled".
               next.catch(() => undefined);
@@ -167,7 +168,7 @@ export async function postStage(
             counts.sent += 1;
             let outcome;
             try {
-              outcome = await postItem(item, row, {
+              outcome = await postItem(item, toPostedRow(db, pipeline, item, row), {
                 destination,
                 agent,
                 markSending: async () => {

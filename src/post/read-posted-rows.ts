@@ -3,16 +3,21 @@ import type { PostedRow } from './destination-definition.ts';
 import type { LedgerItem } from './ledger-item.ts';
 import type { Queryable } from './ledger-queries.ts';
 
+/** A target row as the driver returned it: column name → driver value. */
+export type TargetRow = Readonly<Record<string, unknown>>;
+
 /**
- * The target rows the items post, keyed by ledger item id, with canonical values. An item whose
- * record has changed again since it was enqueued is absent (its version is superseded).
+ * The target rows the items post, keyed by ledger item id, as the driver returned them (turn one
+ * into a {@link PostedRow} with {@link toPostedRow} when it is sent: a claimed batch waits while
+ * it is sent, and driver values, a JSON column's text above all, hold far less memory than the
+ * canonical values). An item whose record has changed again since it was enqueued is absent (its
+ * version is superseded).
  */
-export async function readPostedRows(q: Queryable, pipeline: PipelineDefinition, items: readonly LedgerItem[]): Promise<Map<number, PostedRow>> {
-  const rows = new Map<number, PostedRow>();
+export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition, items: readonly LedgerItem[]): Promise<Map<number, TargetRow>> {
+  const rows = new Map<number, TargetRow>();
   if (items.length === 0) return rows;
-  const columns = Object.entries(pipeline.columns);
   const found = (await q.knex(pipeline.tables.target)
-    .select('source_system', 'source_reference', 'row_hash', ...columns.map(([name]) => name))
+    .select('source_system', 'source_reference', 'row_hash', ...Object.keys(pipeline.columns))
     // The key columns let the target's unique (source_system, source_reference) index serve it.
     .whereIn('source_system', [...new Set(items.map((i) => i.sourceSystem))])
     .whereIn('source_reference', items.map((i) => i.sourceReference))
@@ -20,13 +25,28 @@ export async function readPostedRows(q: Queryable, pipeline: PipelineDefinition,
   const byVersion = new Map(found.map((row) => [`${row.source_system}\n${row.source_reference}\n${row.row_hash}`, row]));
   for (const item of items) {
     const row = byVersion.get(`${item.sourceSystem}\n${item.sourceReference}\n${item.version}`);
-    if (!row) continue;
-    rows.set(item.id, {
-      sourceSystem: item.sourceSystem,
-      sourceReference: item.sourceReference,
-      version: item.version,
-      values: Object.fromEntries(columns.map(([name, spec]) => [name, q.adapter.fromDriverValue(spec, row[name])])),
-    });
+    if (row) rows.set(item.id, row);
   }
   return rows;
+}
+
+/** The row `item` posts, with canonical values, from its target row as read by {@link readTargetRows}. */
+export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: LedgerItem, row: TargetRow): PostedRow {
+  const values: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(pipeline.columns)) values[name] = q.adapter.fromDriverValue(spec, row[name]);
+  return { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values };
+}
+
+/**
+ * The target rows the items post, keyed by ledger item id, with canonical values. An item whose
+ * record has changed again since it was enqueued is absent (its version is superseded).
+ */
+export async function readPostedRows(q: Queryable, pipeline: PipelineDefinition, items: readonly LedgerItem[]): Promise<Map<number, PostedRow>> {
+  const rows = await readTargetRows(q, pipeline, items);
+  const posted = new Map<number, PostedRow>();
+  for (const item of items) {
+    const row = rows.get(item.id);
+    if (row) posted.set(item.id, toPostedRow(q, pipeline, item, row));
+  }
+  return posted;
 }
