@@ -1,13 +1,18 @@
-/** A response kept under an idempotency key, replayed verbatim for later requests with that key. */
+/** A response kept under an idempotency key, replayed byte for byte for later requests with that key. */
 export interface SandboxStoredResponse {
   status: number;
-  body: unknown;
+  /** The response body as JSON text. */
+  json: string;
 }
 
 /** What the sandbox holds per key; no `response` yet means the first request is still in flight. */
 export interface SandboxIdempotencyEntry {
-  /** Canonical JSON of the first request's parsed body. */
-  fingerprint: string;
+  /**
+   * The first request's body text as received. A later request with the key is the same request
+   * when its body is this text, or the same JSON up to key order (see `canonicalJson`): the
+   * canonical form is only computed then, so a key used once costs no canonicalisation.
+   */
+  body: string;
   response?: SandboxStoredResponse;
 }
 
@@ -23,9 +28,9 @@ export class SandboxIdempotencyStore {
     return this.#entries.get(key);
   }
 
-  /** Reserves `key` for a request with this body fingerprint. */
-  begin(key: string, fingerprint: string): void {
-    this.#entries.set(key, { fingerprint });
+  /** Reserves `key` for a request with this body text. */
+  begin(key: string, body: string): void {
+    this.#entries.set(key, { body });
   }
 
   /** Stores the response of the request that reserved `key`. */

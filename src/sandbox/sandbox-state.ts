@@ -42,8 +42,11 @@ export class SandboxState {
   readonly #products = new Map<string, Readonly<SandboxProduct>>();
   /** The catalogue sorted by `stock_code`, rebuilt on the first read after a change. */
   #sortedProducts: Readonly<SandboxProduct>[] | undefined;
-  readonly #byId = new Map<string, SandboxRecord>();
-  readonly #byReference = new Map<string, SandboxRecord[]>();
+  // Records are kept as JSON text (parsed again on every read, so callers get copies): one string
+  // per record instead of an object graph per invoice line gives the garbage collector far less to
+  // mark once a benchmark has posted a year of invoices, and `POST /invoices` answers the text.
+  readonly #byId = new Map<string, StoredRecord>();
+  readonly #byReference = new Map<string, StoredRecord[]>();
   #lastId = 0;
   #requests: SandboxRequestLog[] = [];
   #postRequests = 0;
@@ -70,15 +73,16 @@ export class SandboxState {
 
   /** Every record, in creation order. */
   records(): SandboxRecord[] {
-    return [...this.#byId.values()];
+    return [...this.#byId.values()].map(parseRecord);
   }
 
   record(id: string): SandboxRecord | undefined {
-    return this.#byId.get(id);
+    const stored = this.#byId.get(id);
+    return stored && parseRecord(stored);
   }
 
   recordsByReference(reference: string): SandboxRecord[] {
-    return [...(this.#byReference.get(reference) ?? [])];
+    return (this.#byReference.get(reference) ?? []).map(parseRecord);
   }
 
   /** How many records carry `reference`: the "exactly one" check of a safe-to-run-twice sync. */
@@ -86,17 +90,26 @@ export class SandboxState {
     return this.#byReference.get(reference)?.length ?? 0;
   }
 
-  /** Stores a record with the next sequential id. */
+  /** Stores a record with the next sequential id. @returns the record. */
   createRecord(invoice: SandboxInvoiceBody): SandboxRecord {
+    return JSON.parse(this.createRecordJson(invoice)) as SandboxRecord;
+  }
+
+  /**
+   * Stores a record with the next sequential id.
+   * @returns the record as JSON text: what `POST /invoices` answers, and replays under its key.
+   */
+  createRecordJson(invoice: SandboxInvoiceBody): string {
     this.#lastId += 1;
     const id = `inv_${String(this.#lastId).padStart(6, '0')}`;
     // `id` leads for readable output; server-assigned fields win over client fields of the same name.
     const record: SandboxRecord = Object.assign({ id }, invoice, { id, created_at: new Date().toISOString() });
-    this.#byId.set(id, record);
-    const sameReference = this.#byReference.get(record.reference);
-    if (sameReference) sameReference.push(record);
-    else this.#byReference.set(record.reference, [record]);
-    return record;
+    const stored: StoredRecord = { id, reference: record.reference, json: JSON.stringify(record) };
+    this.#byId.set(id, stored);
+    const sameReference = this.#byReference.get(stored.reference);
+    if (sameReference) sameReference.push(stored);
+    else this.#byReference.set(stored.reference, [stored]);
+    return stored.json;
   }
 
   /** Deletes (voids) a record, as an operator at the destination might. @returns whether it existed. */
@@ -173,6 +186,17 @@ export class SandboxState {
     this.#postRequests = 0;
     this.#getRequests = 0;
   }
+}
+
+/** A record as the state keeps it: its JSON text, and the fields it is found by. */
+interface StoredRecord {
+  readonly id: string;
+  readonly reference: string;
+  readonly json: string;
+}
+
+function parseRecord(stored: StoredRecord): SandboxRecord {
+  return JSON.parse(stored.json) as SandboxRecord;
 }
 
 function checkedProducts(products: readonly SandboxProduct[]): readonly SandboxProduct[] {

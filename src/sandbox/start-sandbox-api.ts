@@ -1,8 +1,6 @@
-import { setMaxListeners } from 'node:events';
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from './canonical-json.ts';
 import type { SandboxFault, SandboxFaultRoute, SandboxSettings } from './sandbox-fault.ts';
 import { SandboxFaultQueue } from './sandbox-fault-queue.ts';
@@ -83,10 +81,11 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
   const faults = new SandboxFaultQueue();
   const settings: Required<SandboxSettings> = { latencyMs: 0, idempotencyKeys: true, maxRequestsPerSecond: 0 };
   let bucket: TokenBucket | undefined;
-  // Aborted by close() so pending latency and hang timers stop instead of outliving the server.
-  const closing = new AbortController();
-  // Every request waiting out the latency listens on this one signal: hundreds at concurrency 16+.
-  setMaxListeners(0, closing.signal);
+  // Pending latency and hang timers, each with its promise's reject: close() stops them
+  // instead of letting them outlive the server. (A plain timer per request: a promise timer
+  // with an AbortSignal listener per request cost a few percent of the sandbox's CPU.)
+  const pending = new Map<NodeJS.Timeout, (error: Error) => void>();
+  let closing = false;
 
   const configure = (next: SandboxSettings): void => {
     settings.latencyMs = next.latencyMs ?? settings.latencyMs;
@@ -98,40 +97,51 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
     state.clear();
     faults.clear();
   };
-  const pause = (ms: number): Promise<unknown> => (ms > 0 ? sleep(ms, undefined, { signal: closing.signal }) : Promise.resolve());
+  const pause = (ms: number): Promise<void> => {
+    if (ms <= 0) return Promise.resolve();
+    if (closing) return Promise.reject(new Error('the sandbox is closing'));
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(timer);
+        resolve();
+      }, ms);
+      pending.set(timer, reject);
+    });
+  };
 
-  const planPost = (body: unknown, key: string | null, fault: SandboxFault | undefined): PostPlan => {
+  /** @param raw the body text as received; @param body the same parsed (undefined when not JSON). */
+  const planPost = (raw: string, body: unknown, key: string | null, fault: SandboxFault | undefined): PostPlan => {
     if (fault?.kind === 'status') return { kind: 'answer', ...statusFaultAnswer(fault) };
     if (fault?.kind === 'reset') return { kind: 'reset' };
     const validation = validateInvoiceBody(body);
     // Stripe saves no result for a request that failed validation, so the key is not reserved.
-    if (!validation.ok) return { kind: 'answer', status: 400, body: { error: 'validation_failed', details: validation.details } };
+    if (!validation.ok) return { kind: 'answer', ...jsonAnswer(400, { error: 'validation_failed', details: validation.details }) };
     if (key === null) return { kind: 'create', invoice: validation.invoice };
-    const fingerprint = canonicalJson(body);
     const prior = state.idempotency.get(key);
     if (prior === undefined) {
-      state.idempotency.begin(key, fingerprint);
+      state.idempotency.begin(key, raw);
       return { kind: 'create', invoice: validation.invoice };
     }
-    if (prior.fingerprint !== fingerprint) {
-      return { kind: 'answer', status: 422, body: { error: 'idempotency_key_reused', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' } };
+    // The same text is the same request; otherwise the same JSON up to key order is.
+    if (prior.body !== raw && canonicalJson(parseJson(prior.body)) !== canonicalJson(body)) {
+      return { kind: 'answer', ...jsonAnswer(422, { error: 'idempotency_key_reused', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' }) };
     }
     if (prior.response === undefined) {
-      return { kind: 'answer', status: 409, body: { error: 'idempotency_key_in_flight', message: 'Another request with this idempotency key is still being processed.' } };
+      return { kind: 'answer', ...jsonAnswer(409, { error: 'idempotency_key_in_flight', message: 'Another request with this idempotency key is still being processed.' }) };
     }
     return { kind: 'answer', ...prior.response, headers: { 'idempotent-replayed': 'true' } };
   };
 
   const commit = (invoice: SandboxInvoiceBody, key: string | null): SandboxStoredResponse => {
-    const response = { status: 201, body: state.createRecord(invoice) };
+    const response = { status: 201, json: state.createRecordJson(invoice) };
     if (key !== null) state.idempotency.complete(key, response);
     return response;
   };
 
-  const postInvoice = async (req: IncomingMessage, res: ServerResponse, body: unknown, key: string | null): Promise<void> => {
+  const postInvoice = async (req: IncomingMessage, res: ServerResponse, raw: string, body: unknown, key: string | null): Promise<void> => {
     const fault = faults.take('POST /invoices', referenceOf(body));
     // Planned before the latency so the key is reserved (in flight) while the request "executes".
-    const plan = planPost(body, key, fault);
+    const plan = planPost(raw, body, key, fault);
     await pause(settings.latencyMs);
     if (plan.kind === 'reset') return void req.socket.resetAndDestroy();
     const answer: StoredAnswer = plan.kind === 'create' ? commit(plan.invoice, key) : plan;
@@ -140,7 +150,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
       if (fault.ms === undefined) return;
       await pause(fault.ms);
     }
-    send(res, answer.status, answer.body, answer.headers);
+    sendJson(res, answer.status, answer.json, answer.headers);
   };
 
   const getProducts = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
@@ -148,7 +158,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
     await pause(settings.latencyMs);
     if (fault?.kind === 'status') {
       const answer = statusFaultAnswer(fault);
-      return send(res, answer.status, answer.body, answer.headers);
+      return sendJson(res, answer.status, answer.json, answer.headers);
     }
     // A GET commits nothing: "after commit" is just a reset or a hang here.
     if (fault?.kind === 'reset' || fault?.kind === 'reset-after-commit') return void req.socket.resetAndDestroy();
@@ -179,7 +189,7 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
       return send(res, 429, errorBody(429), { 'retry-after': '1' });
     }
     if (req.method === 'POST' && url.pathname === '/invoices') {
-      return postInvoice(req, res, body, settings.idempotencyKeys ? sentKey : null);
+      return postInvoice(req, res, raw, body, settings.idempotencyKeys ? sentKey : null);
     }
     if (req.method === 'GET' && url.pathname === '/products') return getProducts(req, res, url);
     await pause(settings.latencyMs);
@@ -239,8 +249,8 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
         return handleApi(req, res, url, raw);
       })
       .catch((error: unknown) => {
-        // An aborted pause just means close() is tearing the sockets down.
-        if (!closing.signal.aborted) send(res, 500, { error: 'internal_error', message: String(error) });
+        // A pause stopped by close() just means the sockets are being torn down.
+        if (!closing) send(res, 500, { error: 'internal_error', message: String(error) });
       });
   });
 
@@ -258,7 +268,12 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closed ??= new Promise<void>((resolve, reject) => {
-      closing.abort();
+      closing = true;
+      for (const [timer, fail] of pending) {
+        clearTimeout(timer);
+        fail(new Error('the sandbox is closing'));
+      }
+      pending.clear();
       server.close((error) => (error ? reject(error) : resolve()));
       // Hung requests would otherwise keep server.close() waiting for ever.
       server.closeAllConnections();
@@ -278,16 +293,24 @@ export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+  sendJson(res, status, JSON.stringify(body), headers);
+}
+
+/** Answers with a body that is JSON text already. */
+function sendJson(res: ServerResponse, status: number, json: string, headers: OutgoingHttpHeaders = {}): void {
   if (res.destroyed) return;
-  const payload = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
-  res.end(payload);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+function jsonAnswer(status: number, body: unknown): SandboxStoredResponse {
+  return { status, json: JSON.stringify(body) };
 }
 
 /** What a `status` fault answers: its status, its body or the default one, and its `Retry-After`. */
 function statusFaultAnswer(fault: Extract<SandboxFault, { kind: 'status' }>): StoredAnswer {
   const headers = fault.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(fault.retryAfterSeconds) };
-  return { status: fault.status, body: fault.body ?? errorBody(fault.status), headers };
+  return { ...jsonAnswer(fault.status, fault.body ?? errorBody(fault.status)), headers };
 }
 
 /** `{ error: "service_unavailable" }` and the like, from the standard status text. */
