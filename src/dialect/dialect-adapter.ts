@@ -34,9 +34,10 @@ export interface DialectAdapter {
    */
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number>;
   /**
-   * Empties a staging table before a run loads it, outside any transaction, the dialect's way
-   * that leaves no dead rows behind for the run's scans to step over (PostgreSQL `TRUNCATE`).
-   * Only for tables no other session uses meanwhile: the pipeline's app lock guarantees that.
+   * Empties a staging table before a run loads it, the dialect's way that leaves no dead rows
+   * behind for the run's scans to step over (PostgreSQL `TRUNCATE`), and that a dry run's
+   * transaction can roll back (so never MySQL's `TRUNCATE`, which commits). Only for tables no
+   * other session uses meanwhile: the pipeline's app lock guarantees that.
    */
   emptyStaging(knex: Knex, staging: string): Promise<void>;
   /**
