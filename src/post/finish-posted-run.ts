@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.ts';
 import type { JobRunStatus } from '../runs/job-run.ts';
 import { completePostedJobRun, findJobRun } from '../runs/job-runs-queries.ts';
-import { countLedgerItems, countOpenLedgerItems } from './ledger-queries.ts';
+import { countLedgerItems } from './ledger-queries.ts';
 
 /** What {@link finishPostedRun} found. */
 export type PostedRunState =
@@ -28,10 +28,9 @@ export async function finishPostedRun(
   db: Database,
   args: { jobName: string; runKey: string; jobRunId: number; counts: Record<string, unknown>; nowIso: string },
 ): Promise<PostedRunState> {
-  const scope = { jobName: args.jobName, runKey: args.runKey };
-  const open = await countOpenLedgerItems(db, scope);
+  const items = await countLedgerItems(db, { jobName: args.jobName, runKey: args.runKey });
+  const open = (items.pending ?? 0) + (items.sending ?? 0);
   if (open > 0) return { done: false, open };
-  const items = await countLedgerItems(db, scope);
   const ledger = { failed: items.failed ?? 0, review: items.review ?? 0 };
   const status = ledger.failed + ledger.review > 0 ? 'needs_review' : 'completed';
   // Every process's share together: `counts.post` of one process is its own share only.

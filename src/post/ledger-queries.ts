@@ -265,12 +265,6 @@ export async function markItemSending(q: Queryable, args: { id: number; worker: 
   return updated === 1;
 }
 
-/** Counts a run's items that are not done yet: `pending` (claimed or not) and `sending`. */
-export async function countOpenLedgerItems(q: Queryable, args: { jobName: string; runKey: string }): Promise<number> {
-  const [row] = (await q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey }).whereIn('status', ['pending', 'sending']).count({ n: '*' })) as { n: number | string }[];
-  return Number(row!.n);
-}
-
 /**
  * Records a state change of one item and releases its claim. `attempts` is the number of
  * attempts made so far in total. With `claimedBy`, only while that process is still the item's

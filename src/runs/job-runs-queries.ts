@@ -66,13 +66,22 @@ export async function startJobRun(
  * run), nothing overwrites it.
  * @returns whether this call wrote the end.
  */
-export async function finishJobRun(
+export function finishJobRun(
   db: Database,
   id: number,
   args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
 ): Promise<boolean> {
+  return endJobRun(db, { id, status: 'started' }, args);
+}
+
+/** Writes an attempt's end where `where` (its id and state) still holds. @returns whether it did. */
+async function endJobRun(
+  db: Database,
+  where: Record<string, unknown>,
+  args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
+): Promise<boolean> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
-  const updated = await db.knex('job_runs').where({ id, status: 'started' }).update({
+  const updated = await db.knex('job_runs').where(where).update({
     status: args.status,
     counts: JSON.stringify(args.counts),
     error: args.error ?? null,
@@ -99,16 +108,12 @@ export async function enterPostStage(db: Database, id: number, args: { counts: R
  * exactly one of them writes it and the others see it done.
  * @returns whether this call wrote it.
  */
-export async function completePostedJobRun(
+export function completePostedJobRun(
   db: Database,
   id: number,
   args: { status: Extract<JobRunStatus, 'completed' | 'needs_review'>; counts: Record<string, unknown>; now: string },
 ): Promise<boolean> {
-  const now = db.adapter.toDriverValue(INSTANT, args.now);
-  const updated = await db.knex('job_runs')
-    .where({ id, status: 'started', stage: 'post' })
-    .update({ status: args.status, counts: JSON.stringify(args.counts), error: null, finished_at: now, heartbeat_at: now, updated_at: now });
-  return updated === 1;
+  return endJobRun(db, { id, status: 'started', stage: 'post' }, args);
 }
 
 /**
