@@ -44,10 +44,16 @@ export interface DialectAdapter {
    * Refreshes the planner's statistics of a table that just changed a lot (its row count, and
    * `columns`, the ones it is joined or filtered on), where the database does not keep them
    * current by itself (PostgreSQL `ANALYZE`), also inside a transaction, counting its own
-   * uncommitted rows. A staging table just loaded, or a ledger grown in this transaction, is
-   * joined by its key index only if the planner knows how many rows it holds.
+   * uncommitted rows. A staging table just loaded, or a ledger or target grown in this
+   * transaction, is joined or read by its key index only if the planner knows how many rows it
+   * holds.
+   *
+   * With `writtenRows` (rows this write inserted or changed) the refresh happens only when the
+   * write is large for the table: at least 1,000 rows and more than the database's own upkeep
+   * lets change before it refreshes them (PostgreSQL: autoanalyze's 50 + 10% of the rows last
+   * counted). Without it, always.
    */
-  refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[]): Promise<void>;
+  refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void>;
   /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
   deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number>;
   /**

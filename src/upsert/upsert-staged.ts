@@ -4,6 +4,9 @@ import { column } from '../pipeline/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { enqueueLedgerItems } from '../post/ledger-queries.ts';
 
+/** The target columns the post stage reads rows by. */
+const TARGET_KEY_COLUMNS = ['source_system', 'source_reference', 'row_hash'];
+
 /** Counts of one upsert. `unchanged` = staged − inserted − updated. */
 export interface UpsertResult extends UpsertCounts {
   readonly unchanged: number;
@@ -31,6 +34,10 @@ export async function upsertStaged(
   };
   const counts = await db.knex.transaction(async (trx) => {
     const result = await db.adapter.upsert(trx, plan);
+    // The post stage reads the rows it sends by key right after this commits: after a large
+    // write (a first import) statistics taken before it would plan those reads as scans of every
+    // row of the source system, each batch of each run.
+    await db.adapter.refreshStatistics(trx, plan.target, TARGET_KEY_COLUMNS, result.inserted + result.updated);
     let enqueued = 0;
     for (const destination of pipeline.destinations) {
       enqueued += await enqueueLedgerItems(

@@ -63,4 +63,25 @@ describeEachDialect('staging upkeep', (dialect) => {
     await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference']);
     expect((await stats()).reltuples).toBe(7);
   });
+
+  if (dialect === 'postgres') it('refreshStatistics after a write refreshes only a write that is large for the table', async () => {
+    const reltuples = async (): Promise<number> =>
+      (await db.knex.raw(`select reltuples::int as n from pg_class where relname = ?`, [TABLE])).rows[0].n;
+    const load = (n: number, from: number): Promise<number> => db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(n, from)), SPECS);
+    await load(2000, 1);
+    // Below 1,000 rows written: never, not even on a table never analysed.
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 999);
+    expect(await reltuples()).toBe(-1);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 1000);
+    expect(await reltuples()).toBe(2000);
+    // 20,000 rows counted: autoanalyze's threshold is 50 + 2,000 rows changed.
+    await load(18_000, 2001);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference']);
+    expect(await reltuples()).toBe(20_000);
+    await load(2050, 20_001);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 2050);
+    expect(await reltuples()).toBe(20_000);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 2051);
+    expect(await reltuples()).toBe(22_050);
+  });
 });

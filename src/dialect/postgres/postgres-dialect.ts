@@ -61,8 +61,8 @@ export class PostgresDialect implements DialectAdapter {
     return emptyPostgresStaging(knex, staging);
   }
 
-  refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[]): Promise<void> {
-    return analyzePostgresTable(knex, table, columns);
+  refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void> {
+    return analyzePostgresTable(knex, table, columns, writtenRows);
   }
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
