@@ -1,6 +1,8 @@
 // Figure: after the PostgreSQL year import, the year file again with 1% of its invoices changed
 // (259 invoices: one line's quantity each) — new content, so a new run key — vs the first run.
-// Both times leave the post stage out (the first run posts 25,900, the rerun 259). Target ≤ 0.5×.
+// Two rows: the whole `idem run` of each (the first posts 25,900 invoices, the rerun 259), which
+// the ≤ 0.5× target is for; and the same without their post stages (reported), which shows that
+// the rerun still reads, validates and stages the whole file.
 import path from 'node:path';
 import { mustSucceedIdem, runIdem } from './lib/idem-cli.js';
 import { singleSummary, stageSplit } from './lib/run-summaries.js';
@@ -24,16 +26,26 @@ export async function benchRerunChanged(ctx) {
   const countsOk = up.inserted === 0 && up.updated === changed.changedInvoices && up.unchanged === expectedUnchanged && split.posted === changed.changedInvoices;
   if (!countsOk) ctx.failures.push(`1% rerun: counts inserted ${up.inserted}, updated ${up.updated}, unchanged ${up.unchanged}, posted ${split.posted}; expected 0, ${changed.changedInvoices}, ${expectedUnchanged}, ${changed.changedInvoices}`);
   const workSeconds = r.seconds - split.postMs / 1000;
-  const ratio = workSeconds / first.workSeconds;
+  const ratio = r.seconds / first.seconds;
+  const figure = `rerun with 1% of invoices changed (${changed.changedInvoices} of ${ctx.year.invoices.toLocaleString('en')}), PostgreSQL`;
   return {
-    rows: [tableRow({
-      figure: `rerun with 1% of invoices changed (${changed.changedInvoices} of ${ctx.year.invoices.toLocaleString('en')}), PostgreSQL, without the post stage`,
-      idem: fmtS(workSeconds),
-      baseline: `${fmtS(first.workSeconds)} (the first import, without its post stage)`,
-      ratio: fmtX(ratio),
-      target: `≤ ${TARGET_RATIO}×`,
-      ok: ratio <= TARGET_RATIO,
-    })],
+    rows: [
+      tableRow({
+        figure: `${figure}: the whole \`idem run\`, posting the ${changed.changedInvoices} changed`,
+        idem: fmtS(r.seconds),
+        baseline: `${fmtS(first.seconds)} (the first import, posting all ${ctx.year.invoices.toLocaleString('en')})`,
+        ratio: fmtX(ratio),
+        target: `≤ ${TARGET_RATIO}×`,
+        ok: ratio <= TARGET_RATIO,
+      }),
+      tableRow({
+        figure: `${figure}, without the post stage`,
+        idem: fmtS(workSeconds),
+        baseline: `${fmtS(first.workSeconds)} (the first import, without its post stage)`,
+        ratio: fmtX(workSeconds / first.workSeconds),
+        target: '– (reported)',
+      }),
+    ],
     notes: [`- 1% rerun: wall ${fmtS(r.seconds)} (first import ${fmtS(first.seconds)}); summary: extract + stage ${split.stageMs} ms, upsert ${split.upsertMs} ms, post ${split.postMs} ms; counts: ${up.inserted} inserted, ${up.updated} updated, ${up.unchanged} unchanged, ${split.posted} posted (sandbox saw ${stats.postRequests} POST requests) — ${countsOk ? 'as expected' : 'NOT as expected'}; peak RSS ${(r.rssKb / 1024).toFixed(0)} MB.`],
   };
 }
