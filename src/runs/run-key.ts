@@ -36,7 +36,7 @@ export function parseRunKey(value: string): string {
  * Bytes per read while hashing a file: 1 MiB reads hash the 48 MB year file in ~45 ms, where the
  * stream default of 64 KiB took ~90–200 ms. One buffer is read into again and again: a stream
  * allocates one per read, and the year file's 48 of them raised the process's resident memory
- * by ~35 MB for the rest of the run (freed, but kept by the C allocator).
+ * by ~15 MB for the rest of the run (freed, but kept by the C allocator).
  */
 const HASH_CHUNK_BYTES = 1024 * 1024;
 
