@@ -130,9 +130,10 @@ export async function enqueueLedgerItems(
     // taken before this run (an empty ledger, at a first import), those look-ups were read
     // through the run's index, every row of the job each: page after page grew the ledger
     // and each look-up with it (3 s a page by the fifth). Refreshed once, counting this
-    // transaction's rows, they go by the record index. A ledger already large for a page
-    // (statistics taken of many rows) is left as it is: see refreshStatistics.
-    if (enqueued === 0 && fresh.length === ENQUEUE_PAGE_ROWS) await q.adapter.refreshStatistics(q.knex, LEDGER, RECORD_COLUMNS, ENQUEUE_PAGE_ROWS);
+    // transaction's rows, they go by the record index. Always, however large the ledger: it is
+    // shared by every job, and statistics with no rows of this job would pick the run's index
+    // just the same.
+    if (enqueued === 0 && fresh.length === ENQUEUE_PAGE_ROWS) await q.adapter.refreshStatistics(q.knex, LEDGER, RECORD_COLUMNS);
     enqueued += rows.length;
   }
   if (enqueued === 0) return 0;

@@ -77,7 +77,7 @@ export async function emptyPostgresStaging(knex: Knex, staging: string): Promise
  * every run of a backfill cost more than the one before. The row count is refreshed whatever
  * the column list; leaving large columns out spares reading (and decompressing) their values:
  * 1 s for the year's invoices with every column. Inside a transaction it counts that
- * transaction's own rows.
+ * transaction's own rows. With `writtenRows`, only after a large write (see `isLargeWrite`).
  */
 export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void> {
   if (writtenRows !== undefined && !(await isLargeWrite(knex, table, writtenRows))) return;
@@ -90,17 +90,21 @@ export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table:
  */
 const MIN_LARGE_WRITE_ROWS = 1000;
 
+/** Autoanalyze's defaults (PostgreSQL docs, "The Autovacuum Daemon"): rows changed, at least… */
+const AUTOANALYZE_THRESHOLD_ROWS = 50;
+/** …plus this share of the rows the statistics last counted (`reltuples`). */
+const AUTOANALYZE_SCALE_FACTOR = 0.1;
+
 /**
  * Whether `writtenRows` is a large write for `table`: at least {@link MIN_LARGE_WRITE_ROWS},
- * and more than autoanalyze lets change before it refreshes a table (PostgreSQL docs, "The
- * Autovacuum Daemon": `autovacuum_analyze_threshold` 50 + `autovacuum_analyze_scale_factor` 0.1
- * × `reltuples`). Autovacuum would come to it too, but up to a minute later (its naptime), and
- * not at all where it is off: the post stage reads the target right after the upsert commits.
+ * and more than autoanalyze lets change, with its default settings, before it refreshes a table.
+ * Autovacuum would come to it too, but up to a minute later (its naptime), and not at all where
+ * it is off: the post stage reads the target right after the upsert commits.
  */
 async function isLargeWrite(knex: Knex | Knex.Transaction, table: string, writtenRows: number): Promise<boolean> {
   if (writtenRows < MIN_LARGE_WRITE_ROWS) return false;
   const { rows } = await knex.raw('select reltuples from pg_class where oid = to_regclass(?)', [q(table)]);
   // -1: never analysed (PostgreSQL 14+).
   const counted = Math.max(Number(rows[0]?.reltuples ?? -1), 0);
-  return writtenRows > 50 + 0.1 * counted;
+  return writtenRows > AUTOANALYZE_THRESHOLD_ROWS + AUTOANALYZE_SCALE_FACTOR * counted;
 }
