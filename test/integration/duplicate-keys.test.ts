@@ -1,41 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pino } from 'pino';
-import { z } from 'zod';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { createMigrationContext } from '../../src/migration/create-migration-context.ts';
 import { column } from '../../src/pipeline/column-type.ts';
-import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import type { DuplicateKeyRule } from '../../src/pipeline/pipeline-definition.ts';
-import { runPipeline } from '../../src/runner/run-pipeline.ts';
-import { fileRunKey } from '../../src/runs/run-key.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 import { openMigratedDatabase } from '../helpers/test-db.ts';
+import { createTestOrdersTables, runTestOrders } from '../helpers/test-orders-pipeline.ts';
 
 // orders-duplicate-keys.csv: A twice identically, B twice with different amounts (last: 2.50).
 const CSV = ['ref,amount', 'A,1.00', 'B,2.00', 'C,3.00', 'A,1.00', 'D,4.00', 'B,2.50', 'E,5.00'].join('\n');
-
-function testPipeline(rule: DuplicateKeyRule) {
-  return definePipeline({
-    name: 'test-orders',
-    sourceSystem: 'test',
-    timeZone: 'UTC',
-    source: csvSource({ directory: '.', fileForDate: (d) => `${d}.csv`, header: ['ref', 'amount'], row: z.object({ ref: z.string(), amount: z.string() }) }),
-    async *toRecords(rows) {
-      for await (const row of rows) {
-        const value = row.value as { ref: string; amount: string };
-        yield { sourceReference: value.ref, line: row.line, values: { amount: value.amount } };
-      }
-    },
-    tables: { staging: 'stg_test_orders', target: 'test_orders' },
-    columns: { amount: column.decimal(10, 2) },
-    duplicateKeys: rule,
-  });
-}
 
 describeEachDialect('duplicate keys within one run follow the pipeline rule, for any batch size', (dialect) => {
   let testDb: TestDatabase;
@@ -45,11 +20,7 @@ describeEachDialect('duplicate keys within one run follow the pipeline rule, for
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
     db = await openMigratedDatabase(testDb.url);
-    await createMigrationContext(db.knex, db.adapter).createPipelineTables({
-      staging: 'stg_test_orders',
-      target: 'test_orders',
-      columns: { amount: column.decimal(10, 2) },
-    });
+    await createTestOrdersTables(db);
     file = path.join(writeTempSource('orders-duplicate-keys.csv', CSV), 'orders-duplicate-keys.csv');
   });
 
@@ -58,13 +29,7 @@ describeEachDialect('duplicate keys within one run follow the pipeline rule, for
     await testDb.drop();
   });
 
-  async function run(rule: DuplicateKeyRule, batchRows: number, force = false) {
-    const config = { ...loadConfig({}, path.dirname(file)), databaseUrl: testDb.url };
-    return runPipeline(
-      { config, db, logger: pino({ level: 'silent' }) },
-      { pipeline: testPipeline(rule), runKey: await fileRunKey(file), triggeredBy: 'test', batchRows, force },
-    );
-  }
+  const run = (duplicateKeys: DuplicateKeyRule, batchRows: number, force = false) => runTestOrders(db, testDb.url, file, { duplicateKeys, batchRows, force });
 
   const target = async () =>
     (await db.knex('test_orders').select('source_reference', 'amount').orderBy('source_reference')).map(

@@ -29,6 +29,8 @@ describeEachDialect('staging upkeep', (dialect) => {
       t.string('source_reference', 50).notNullable();
       t.string('row_hash', 64).notNullable();
     });
+    // Only the adapter may analyse it here: an autoanalyze between two assertions would pass for it.
+    if (dialect === 'postgres') await db.knex.raw(`alter table ${TABLE} set (autovacuum_enabled = false)`);
   });
 
   afterEach(async () => {
