@@ -29,7 +29,8 @@ const bodies = rows.map((r) => ({
   key: r.row_hash,
   body: {
     reference: r.source_reference, type: r.document_type, version: r.row_hash, customer_id: r.customer_id,
-    country: r.country, issued_at: r.issued_at, currency: 'GBP', total: r.total, lines: r.lines,
+    // A json column is text on PostgreSQL (see ColumnType): the body carries the parsed lines, as idem's does.
+    country: r.country, issued_at: r.issued_at, currency: 'GBP', total: r.total, lines: JSON.parse(r.lines),
   },
 }));
 
