@@ -63,6 +63,7 @@ export async function benchYearImport(ctx) {
       ctx.failures.push(`year import on ${dialect}: ${message}`);
     }
   }
+  if (ctx.yearFloorSeconds?.postgres !== undefined) rows.push(await csvParseShare(ctx, ctx.yearFloorSeconds.postgres));
   const prints = Object.entries(ctx.yearFingerprints ?? {});
   if (prints.length > 1) {
     const same = new Set(prints.map(([, text]) => text)).size === 1;
@@ -80,6 +81,7 @@ async function benchOneDialect(ctx, dialect, rows, notes) {
   const same = fpIdem.text === fpFloor.text;
   (ctx.yearFingerprints ??= {})[dialect] = fpIdem.text;
   if (fpFloor.rows !== ctx.year.invoices) throw new Error(`the ${dialect} floor wrote ${fpFloor.rows} rows, expected ${ctx.year.invoices}`);
+  (ctx.yearFloorSeconds ??= {})[dialect] = floor.seconds;
   const ratio = idem.workSeconds / floor.seconds;
   rows.push(tableRow({
     figure: `year import on ${dialect} (stage + upsert: whole \`idem run\` minus its post stage)`,
@@ -92,4 +94,27 @@ async function benchOneDialect(ctx, dialect, rows, notes) {
   const s = idem.split;
   notes.push(`- Year import on ${dialect}: idem wall ${fmtS(idem.seconds)}; its summary log: extract + stage ${s.stageMs} ms, upsert ${s.upsertMs} ms, post ${s.postMs} ms (left out), run total ${s.durationMs} ms; the rest of the wall time is process start-up, run-key hashing, lock and job_runs. Floor: ${floor.split}. Content check (business columns normalised, lines as parsed JSON): ${same ? `identical (${fpIdem.text})` : `DIFFERS — idem ${fpIdem.text}, floor ${fpFloor.text}`}.`);
   if (!same) ctx.failures.push(`year import on ${dialect}: idem and the floor wrote different content`);
+}
+
+/**
+ * A reported row: reading the year file with csv-parse alone, as idem's extract configures it
+ * (bench/floors/csv-parse-only.js, its own process), beside the PostgreSQL floor's whole time.
+ * It shows how much of a 1.5× budget the CSV library takes before idem validates, groups or
+ * stages anything.
+ */
+async function csvParseShare(ctx, floorSeconds) {
+  const run = mustSucceed(
+    await runTimed(process.execPath, [path.join(ctx.repo, 'bench', 'floors', 'csv-parse-only.js'), ctx.year.file], { cwd: ctx.repo, logDir: ctx.tmp, label: 'csv-parse-only' }),
+    'csv-parse alone',
+  );
+  const read = JSON.parse(run.output.trim().split('\n').at(-1));
+  // The header is a record too.
+  if (read.records !== ctx.year.lines + 1) ctx.failures.push(`csv-parse alone: ${read.records} records, expected ${ctx.year.lines + 1}`);
+  return tableRow({
+    figure: 'csv-parse alone over the year file, as idem\'s extract configures it (no validation, no database; bench/floors/csv-parse-only.js)',
+    idem: `${fmtS(run.seconds)} (${fmtS(read.ms / 1000)} reading)`,
+    baseline: `${fmtS(floorSeconds)} (the PostgreSQL floor, whole)`,
+    ratio: fmtX(run.seconds / floorSeconds),
+    target: '– (reported)',
+  });
 }
