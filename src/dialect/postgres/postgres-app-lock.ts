@@ -7,19 +7,17 @@ const APPLICATION_NAME_MAX = 63;
 
 // The lock key is a bigint derived from the name; pg_locks shows it split into two oids.
 const KEY = 'hashtextextended($1, 0)';
+/** The `pg_locks` row (alias `l`) of the granted lock on `$1` in this database. */
+const GRANTED_LOCK = `l.locktype = 'advisory' and l.granted and l.objsubid = 1
+    and l.database = (select oid from pg_database where datname = current_database())
+    and l.classid = ((${KEY} >> 32) & 4294967295)::oid and l.objid = (${KEY} & 4294967295)::oid`;
 const HOLDERS_SQL = `
   select a.pid, a.application_name, a.client_addr, a.backend_start
   from pg_locks l join pg_stat_activity a on a.pid = l.pid
-  where l.locktype = 'advisory' and l.granted and l.objsubid = 1
-    and l.database = (select oid from pg_database where datname = current_database())
-    and l.classid = ((${KEY} >> 32) & 4294967295)::oid and l.objid = (${KEY} & 4294967295)::oid`;
+  where ${GRANTED_LOCK}`;
 
 /** The owner's own lock, for {@link tryAcquirePostgresAppLock}'s proof: cheap, no `pg_stat_activity`. */
-const HELD_SQL = `
-  select 1 from pg_locks l
-  where l.locktype = 'advisory' and l.granted and l.objsubid = 1 and l.pid = pg_backend_pid()
-    and l.database = (select oid from pg_database where datname = current_database())
-    and l.classid = ((${KEY} >> 32) & 4294967295)::oid and l.objid = (${KEY} & 4294967295)::oid`;
+const HELD_SQL = `select 1 from pg_locks l where ${GRANTED_LOCK} and l.pid = pg_backend_pid()`;
 
 /** Lock sessions at most open at once in one process (one per lock held at the same time). */
 const LOCK_SESSIONS_MAX = 10;
