@@ -90,11 +90,6 @@ export class SandboxState {
     return this.#byReference.get(reference)?.length ?? 0;
   }
 
-  /** Stores a record with the next sequential id. @returns the record. */
-  createRecord(invoice: SandboxInvoiceBody): SandboxRecord {
-    return JSON.parse(this.createRecordJson(invoice)) as SandboxRecord;
-  }
-
   /**
    * Stores a record with the next sequential id.
    * @returns the record as JSON text: what `POST /invoices` answers, and replays under its key.
