@@ -3,8 +3,7 @@
 // Beside it, the hand-written post floor (bench/floors/post-floor.js): the same invoices sent to
 // the same sandbox at the same concurrency by a bare undici loop with no database work, which
 // shows how much of the gap to the ideal is this machine's and how much is idem's.
-import path from 'node:path';
-import { mustSucceed, runTimed } from './lib/child-process.js';
+import { runBenchScript } from './lib/child-process.js';
 import { fmtS, tableRow } from './lib/results-table.js';
 
 const TARGET = 0.9;
@@ -20,11 +19,7 @@ export async function benchPostThroughput(ctx) {
 
   await ctx.sandbox.reset();
   ctx.log(`post floor: ${posted} invoices, bare undici, concurrency ${ctx.concurrency} …`);
-  const floorRun = mustSucceed(
-    await runTimed(process.execPath, [path.join(ctx.repo, 'bench', 'floors', 'post-floor.js'), run.databaseUrl, ctx.sandbox.url, String(ctx.concurrency)], { cwd: ctx.repo, logDir: ctx.tmp, label: 'post-floor' }),
-    'the post floor',
-  );
-  const floor = JSON.parse(floorRun.output.trim().split('\n').at(-1));
+  const { result: floor } = await runBenchScript(ctx, 'floors/post-floor.js', [run.databaseUrl, ctx.sandbox.url, String(ctx.concurrency)], 'the post floor');
   if (floor.posted !== posted || floor.failed !== 0) ctx.failures.push(`post floor: ${floor.posted} posted, ${floor.failed} failed; expected ${posted}, 0`);
   const floorS = floor.ms / 1000;
   const figure = `post ${posted.toLocaleString('en')} invoices at ${ctx.latencyMs} ms latency, concurrency ${ctx.concurrency} (post stage of the PostgreSQL year import)`;

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runPostgresFloor } from './floors/postgres-floor.js';
 import { runMariadbFloor } from './floors/mariadb-floor.js';
-import { mustSucceed, runTimed } from './lib/child-process.js';
+import { runBenchScript } from './lib/child-process.js';
 import { contentFingerprint } from './lib/content-fingerprint.js';
 import { localOffsetRanges } from './lib/london-offsets.js';
 import { migrate, idemEnv } from './lib/idem-cli.js';
@@ -35,12 +35,8 @@ async function runFloor(ctx, dialect) {
     const dbFile = databaseUrl.slice('sqlite:'.length);
     const offsetsFile = path.join(ctx.tmp, 'london-offsets.json');
     writeFileSync(offsetsFile, JSON.stringify(localOffsetRanges('Europe/London', ctx.years.fromYear, ctx.years.toYear)));
-    const r = mustSucceed(
-      await runTimed(process.execPath, [path.join(ctx.repo, 'bench', 'floors', 'sqlite-floor.js'), dbFile, ctx.year.file, offsetsFile], { cwd: ctx.repo, logDir: ctx.tmp, label: 'floor-year-sqlite' }),
-      'SQLite floor',
-    );
-    const s = JSON.parse(r.output.trim().split('\n').at(-1));
-    floor = { seconds: r.seconds, split: `csv-parse + prepared inserts ${s.loadMs} ms, INSERT … ON CONFLICT ${s.insertMs} ms (in-process clock)` };
+    const { seconds, result: s } = await runBenchScript(ctx, 'floors/sqlite-floor.js', [dbFile, ctx.year.file, offsetsFile], 'SQLite floor');
+    floor = { seconds, split: `csv-parse + prepared inserts ${s.loadMs} ms, INSERT … ON CONFLICT ${s.insertMs} ms (in-process clock)` };
   }
   ctx.log(`floor on ${dialect}: ${fmtS(floor.seconds)} (${floor.split})`);
   return { databaseUrl, ...floor };
@@ -103,18 +99,14 @@ async function benchOneDialect(ctx, dialect, rows, notes) {
  * stages anything.
  */
 async function csvParseShare(ctx, floorSeconds) {
-  const run = mustSucceed(
-    await runTimed(process.execPath, [path.join(ctx.repo, 'bench', 'floors', 'csv-parse-only.js'), ctx.year.file], { cwd: ctx.repo, logDir: ctx.tmp, label: 'csv-parse-only' }),
-    'csv-parse alone',
-  );
-  const read = JSON.parse(run.output.trim().split('\n').at(-1));
+  const { seconds, result: read } = await runBenchScript(ctx, 'floors/csv-parse-only.js', [ctx.year.file], 'csv-parse alone');
   // The header is a record too.
   if (read.records !== ctx.year.lines + 1) ctx.failures.push(`csv-parse alone: ${read.records} records, expected ${ctx.year.lines + 1}`);
   return tableRow({
     figure: 'csv-parse alone over the year file, as idem\'s extract configures it (no validation, no database; bench/floors/csv-parse-only.js)',
-    idem: `${fmtS(run.seconds)} (${fmtS(read.ms / 1000)} reading)`,
+    idem: `${fmtS(seconds)} (${fmtS(read.ms / 1000)} reading)`,
     baseline: `${fmtS(floorSeconds)} (the PostgreSQL floor, whole)`,
-    ratio: fmtX(run.seconds / floorSeconds),
+    ratio: fmtX(seconds / floorSeconds),
     target: '– (reported)',
   });
 }
