@@ -1,0 +1,63 @@
+/**
+ * How a command ended, in the scheduler's terms. Every command maps its ending to one outcome,
+ * and {@link exitCodeOf} is the only place that turns an outcome into an exit code (the table in
+ * docs/operating.md, "Exit codes"):
+ *
+ * | outcome        | exit | meaning                                                                 |
+ * |----------------|------|-------------------------------------------------------------------------|
+ * | `completed`    | 0    | the run key is completed (by this process, or a post worker)            |
+ * | `noop`         | 0    | the run key was already completed: nothing to do                        |
+ * | `skipped`      | 0    | no source file, and the pipeline declares `missing: 'skip'`             |
+ * | `planned`      | 0    | a dry run printed its plan                                              |
+ * | `idle`         | 0    | `idem work`: the run never reached its post stage within the wait       |
+ * | `failed`       | 1    | the run failed (bad source, a bug); a plain rerun resumes               |
+ * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting   |
+ * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures |
+ * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run             |
+ * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable           |
+ *
+ * 75 is `EX_TEMPFAIL` from BSD's sysexits.h ("temporary failure … the user is invited to retry
+ * the operation later").
+ */
+export type Outcome =
+  | 'completed'
+  | 'noop'
+  | 'skipped'
+  | 'planned'
+  | 'idle'
+  | 'failed'
+  | 'usage'
+  | 'needs-review'
+  | 'lock-held'
+  | 'unavailable';
+
+/** The exit codes idem uses, by what they tell a scheduler. */
+export const EXIT_CODES = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  needsOperator: 3,
+  retryLater: 75,
+} as const;
+
+/** One of {@link EXIT_CODES}. */
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+const OUTCOME_EXIT_CODES: Readonly<Record<Outcome, ExitCode>> = Object.freeze({
+  completed: EXIT_CODES.ok,
+  noop: EXIT_CODES.ok,
+  skipped: EXIT_CODES.ok,
+  planned: EXIT_CODES.ok,
+  idle: EXIT_CODES.ok,
+  failed: EXIT_CODES.failed,
+  usage: EXIT_CODES.usage,
+  'needs-review': EXIT_CODES.needsOperator,
+  'lock-held': EXIT_CODES.retryLater,
+  unavailable: EXIT_CODES.retryLater,
+});
+
+/** The exit code of an outcome (see {@link Outcome}). */
+export function exitCodeOf(outcome: Outcome): ExitCode {
+  return OUTCOME_EXIT_CODES[outcome];
+}
+
