@@ -13,8 +13,8 @@ export type { SourceRow } from './source/source-row.ts';
 export { groupRows } from './source/group-rows.ts';
 export type { GroupRowsOptions, RowGroup } from './source/group-rows.ts';
 export type { MigrationContext, PipelineTablesSpec } from './migration/migration-context.ts';
-export type { DestinationDefinition, DestinationRequest, PostedRow } from './post/destination-definition.ts';
-export type { PostStrategy } from './post/post-strategy.ts';
+export type { DestinationDefinition, DestinationRequest, PostedRow } from './destination/destination-definition.ts';
+export type { PostStrategy } from './destination/post-strategy.ts';
 export type { HttpSettingsInput } from './http/http-settings.ts';
 export {
   IdemError, UsageError, LockHeldError, LockLostError, SourceError, DuplicateKeyError, NotMigratedError, QuarantineError,

@@ -1,5 +1,5 @@
 import { IANAZone } from 'luxon';
-import { POST_STRATEGIES } from '../post/post-strategy.ts';
+import { POST_STRATEGIES } from '../destination/post-strategy.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;

@@ -1,4 +1,4 @@
-import type { DestinationDefinition } from '../post/destination-definition.ts';
+import type { DestinationDefinition } from '../destination/destination-definition.ts';
 import type { SourceDefinition } from '../source/source-definition.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs } from './column-type.ts';

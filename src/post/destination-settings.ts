@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { POST_STRATEGIES } from './post-strategy.ts';
+import { POST_STRATEGIES } from '../destination/post-strategy.ts';
 
 const ms = z.number().int().min(1);
 

@@ -4,7 +4,7 @@ import { HttpRequestFailedError } from '../http/http-request-failed-error.ts';
 import { requestJson } from '../http/request-json.ts';
 import { sendWithRetry, type RetryInfo } from '../http/send-with-retry.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
-import type { PostedRow } from './destination-definition.ts';
+import type { PostedRow } from '../destination/destination-definition.ts';
 import type { LedgerItem, LedgerStatus } from './ledger-item.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 

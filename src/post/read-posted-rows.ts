@@ -1,5 +1,5 @@
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import type { PostedRow } from './destination-definition.ts';
+import type { PostedRow } from '../destination/destination-definition.ts';
 import type { LedgerItem } from './ledger-item.ts';
 import type { Queryable } from './ledger-queries.ts';
 

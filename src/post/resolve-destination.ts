@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { resolveHttpSettings } from '../http/http-settings.ts';
-import type { DestinationDefinition } from './destination-definition.ts';
+import type { DestinationDefinition } from '../destination/destination-definition.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 
 /**

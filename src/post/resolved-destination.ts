@@ -1,6 +1,6 @@
 import type { HttpSettings } from '../http/http-settings.ts';
-import type { DestinationDefinition } from './destination-definition.ts';
-import type { PostStrategy } from './post-strategy.ts';
+import type { DestinationDefinition } from '../destination/destination-definition.ts';
+import type { PostStrategy } from '../destination/post-strategy.ts';
 
 /** A destination with its deployment settings applied (`IDEM_DESTINATIONS`). */
 export interface ResolvedDestination {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PostStrategy } from '../../src/post/post-strategy.ts';
+import type { PostStrategy } from '../../src/destination/post-strategy.ts';
 import type { SandboxFault } from '../../src/sandbox/sandbox-fault.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect, type TestDialect } from '../helpers/dialects.ts';

@@ -26,6 +26,8 @@ export interface DestinationRequest {
 /**
  * A third-party HTTP API that new and changed records are posted to, one request per record,
  * through the post ledger. Its URL is deployment configuration (`IDEM_DESTINATIONS`), never code.
+ * A pipeline module declares it and the post stage carries it out, so it lives below both, as a
+ * source's definition does.
  */
 export interface DestinationDefinition {
   /** Unique within the pipeline, kebab-case; the ledger's `destination` column. */
