@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors/usage-error.ts';
-import { DestinationsSettingsSchema } from '../post/destination-settings.ts';
-import { SourcesSettingsSchema } from '../source/source-settings.ts';
+import { DestinationsSettingsSchema } from './destination-settings.ts';
+import { SourcesSettingsSchema } from './source-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
 
 const positiveMs = z.coerce.number().int().min(100);

@@ -1,5 +1,5 @@
-import type { DestinationSettings } from '../post/destination-settings.ts';
-import type { SourceSettings } from '../source/source-settings.ts';
+import type { DestinationSettings } from './destination-settings.ts';
+import type { SourceSettings } from './source-settings.ts';
 
 /** idem's settings, resolved once from the environment (and flags), validated and frozen. */
 export interface ResolvedConfig {

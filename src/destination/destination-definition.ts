@@ -46,7 +46,11 @@ export interface DestinationDefinition {
     readonly path: (row: PostedRow) => string;
     readonly find: (responseBody: unknown, row: PostedRow) => string | undefined;
   };
-  /** Timeouts, retries and concurrency. @defaultValue `DEFAULT_HTTP_SETTINGS` */
+  /**
+   * Timeouts, retries and concurrency, checked by `HttpSettingsSchema` when the pipeline module
+   * is imported; `IDEM_DESTINATIONS` may override them field by field.
+   * @defaultValue `DEFAULT_HTTP_SETTINGS`
+   */
   readonly http?: HttpSettingsInput;
   /**
    * How long the destination remembers an idempotency key, in hours; `idem prune` keeps ledger

@@ -1,5 +1,6 @@
 import { IANAZone } from 'luxon';
 import { POST_STRATEGIES } from '../destination/post-strategy.ts';
+import { httpSettingsProblem } from '../http/http-settings.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
@@ -10,8 +11,9 @@ const RESERVED_COLUMNS = new Set([
 ]);
 
 /**
- * Declares a pipeline. Validates names, the time zone and the columns at import time, so a
- * mistake fails `idem pipelines` with the field and the rule instead of failing a run later.
+ * Declares a pipeline. Validates names, the time zone, the columns and the destinations (their
+ * `http` settings by the same rules as `IDEM_DESTINATIONS`) at import time, so a mistake fails
+ * `idem pipelines` with the field and the rule instead of failing a run later.
  *
  * @example
  * export const pipeline = definePipeline({
@@ -50,6 +52,8 @@ export function definePipeline<Row>(
     check(PIPELINE_NAME.test(destination.name), `destinations[${i}].name`, 'must be kebab-case, at most 63 characters', destination.name);
     check(POST_STRATEGIES.includes(destination.strategy), `destinations[${i}].strategy`, `must be one of ${POST_STRATEGIES.join(', ')}`, destination.strategy);
     check(destination.strategy !== 'check-before-create' || destination.lookup !== undefined, `destinations[${i}].lookup`, 'is required by check-before-create', undefined);
+    const httpProblem = httpSettingsProblem(destination.http ?? {});
+    if (httpProblem !== undefined) throw new TypeError(`pipeline destinations[${i}].${httpProblem}`);
   }
   check(new Set(destinations.map((d) => d.name)).size === destinations.length, 'destinations', 'must have unique names', destinations.map((d) => d.name));
   return Object.freeze({ description: '', duplicateKeys: 'error' as const, ...definition, destinations });

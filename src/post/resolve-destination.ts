@@ -20,11 +20,7 @@ export function resolveDestination(config: ResolvedConfig, definition: Destinati
   if (strategy === 'check-before-create' && !definition.lookup) {
     throw new UsageError(`destination "${definition.name}" uses check-before-create but defines no lookup`);
   }
-  const http = resolveHttpSettings({
-    ...definition.http,
-    ...settings.http,
-    retry: { ...definition.http?.retry, ...settings.http?.retry },
-  });
+  const http = resolveHttpSettings(definition.http, settings.http);
   return Object.freeze({
     definition,
     name: definition.name,

@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { HttpSettingsInput } from '../http/http-settings.ts';
+import { httpSettingsProblem, type HttpSettingsInput } from '../http/http-settings.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
 
 /**
@@ -44,8 +44,8 @@ export interface HttpJsonSource<Row> {
    */
   readonly invalidRows: 'quarantine' | 'fail';
   /**
-   * Timeouts and retries; the pipeline's `IDEM_SOURCES` entry may override them (`http`).
-   * @defaultValue `DEFAULT_HTTP_SETTINGS`
+   * Timeouts and retries, checked by `HttpSettingsSchema` when the pipeline module is imported;
+   * the pipeline's `IDEM_SOURCES` entry may override them (`http`). @defaultValue `DEFAULT_HTTP_SETTINGS`
    */
   readonly http?: HttpSettingsInput;
 }
@@ -103,5 +103,7 @@ export function httpJsonSource<Row>(
       check(false, 'paging.style', 'must be "cursor", "page-number" or "link-header"', (paging as { style?: unknown }).style);
   }
   check(typeof spec.items === 'function', 'items', 'must be a function of the response body', typeof spec.items);
+  const httpProblem = httpSettingsProblem(spec.http ?? {});
+  if (httpProblem !== undefined) throw new TypeError(`httpJsonSource ${httpProblem}`);
   return Object.freeze({ kind: 'http-json' as const, invalidRows: 'fail' as const, ...spec });
 }

@@ -7,7 +7,7 @@ import { readCsvRows } from './read-csv-rows.ts';
 import { readHttpJsonRows } from './read-http-json-rows.ts';
 import type { SourceDefinition } from './source-definition.ts';
 import type { SourceRow } from './source-row.ts';
-import type { SourceSettings } from './source-settings.ts';
+import type { SourceSettings } from '../config/source-settings.ts';
 
 /** Deployment settings and hooks for {@link readSourceRows}; CSV sources use none of them. */
 export interface ReadSourceOptions {
@@ -45,8 +45,7 @@ export function readSourceRows<Row>(
       if (!existsSync(location)) throw new SourceError(location, undefined, 'source file not found');
       return readCsvRows(location, source, quarantine, options.onRow);
     case 'http-json': {
-      const deployed = options.settings?.http;
-      const http = resolveHttpSettings({ ...source.http, ...deployed, retry: { ...source.http?.retry, ...deployed?.retry } });
+      const http = resolveHttpSettings(source.http, options.settings?.http);
       const rows = readHttpJsonRows(location, source, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
       return options.onRow ? observed(rows, options.onRow) : rows;
     }

@@ -43,6 +43,24 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
     expect(url.stderr).toContain('DATABASE_URL must start with sqlite:, postgres://, postgresql://, mysql://, mariadb://, mssql:// or sqlserver://');
   });
 
+  it('rejects an out-of-range HTTP setting in a pipeline file as it rejects the same setting in the environment', async () => {
+    const project = { ...sqlite, IDEM_PROJECT_DIR: 'test/fixtures/bad-http-project' };
+    const destination = await runCli(['run', 'destination-concurrency-1000', '--date', '2010-12-01'], project);
+    expect([destination.code, destination.stderr]).toEqual([
+      2,
+      'idem: pipelines/destination-concurrency-1000.ts: pipeline destinations[0].http.concurrency: must be an integer from 1 to 256 (got 1000)\n',
+    ]);
+    const destinations = JSON.stringify({ 'sandbox-accounting': { url: 'http://127.0.0.1:9', http: { concurrency: 1000 } } });
+    const deployed = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...sqlite, IDEM_DESTINATIONS: destinations });
+    expect([deployed.code, deployed.stderr]).toEqual([2, 'idem: IDEM_DESTINATIONS sandbox-accounting.http.concurrency: must be an integer from 1 to 256 (got 1000)\n']);
+
+    const source = await runCli(['run', 'source-max-attempts-0', '--date', '2010-12-01'], project);
+    expect([source.code, source.stderr]).toEqual([2, 'idem: pipelines/source-max-attempts-0.ts: httpJsonSource http.retry.maxAttempts: must be an integer ≥ 1 (got 0)\n']);
+    const sources = JSON.stringify({ 'online-retail-products': { url: 'http://127.0.0.1:9', http: { retry: { maxAttempts: 0 } } } });
+    const sourceDeployed = await runCli(['run', 'online-retail-products', '--date', '2010-12-01'], { ...sqlite, IDEM_SOURCES: sources });
+    expect([sourceDeployed.code, sourceDeployed.stderr]).toEqual([2, 'idem: IDEM_SOURCES online-retail-products.http.retry.maxAttempts: must be an integer ≥ 1 (got 0)\n']);
+  });
+
   it('lists the pipelines found', async () => {
     const result = await runCli(['pipelines']);
     expect(result.code).toBe(0);

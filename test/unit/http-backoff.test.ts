@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpFailure } from '../../src/http/classify-http-failure.ts';
 import { computeBackoffMs, retryDelayMs } from '../../src/http/compute-backoff-ms.ts';
-import { DEFAULT_HTTP_SETTINGS, resolveHttpSettings } from '../../src/http/http-settings.ts';
+import { DEFAULT_HTTP_SETTINGS } from '../../src/http/http-settings.ts';
 import { parseRetryAfter } from '../../src/http/parse-retry-after.ts';
 
 const retry = DEFAULT_HTTP_SETTINGS.retry; // 200 ms × 2^(n−1), capped at 30 000 ms
@@ -92,18 +92,5 @@ describe('parseRetryAfter', () => {
 
   it.each([undefined, '', 'soon', '-1', '1.5', '12abc', '2024-01-01', 'Sun, 32 Nov 1994 08:49:37 GMT'])('rejects %j', (value) => {
     expect(parseRetryAfter(value, now)).toBeUndefined();
-  });
-});
-
-describe('resolveHttpSettings', () => {
-  it('fills what is missing or undefined from the defaults', () => {
-    const settings = resolveHttpSettings({ concurrency: 2, headersTimeoutMs: undefined, retry: { maxAttempts: 3 } });
-    expect(settings).toEqual({ ...DEFAULT_HTTP_SETTINGS, concurrency: 2, retry: { ...DEFAULT_HTTP_SETTINGS.retry, maxAttempts: 3 } });
-    expect(Object.isFrozen(settings.retry)).toBe(true);
-  });
-
-  it('names the field and the value it rejects', () => {
-    expect(() => resolveHttpSettings({ retry: { maxAttempts: 0 } })).toThrow('http.retry.maxAttempts must be an integer ≥ 1 (got 0)');
-    expect(() => resolveHttpSettings({ connectTimeoutMs: -1 })).toThrow('http.connectTimeoutMs must be a finite number ≥ 0 (got -1)');
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DestinationSettingsSchema } from '../post/destination-settings.ts';
+import { HttpSettingsSchema } from '../http/http-settings.ts';
 
 /**
  * Deployment settings of one pipeline's HTTP source, from `IDEM_SOURCES` (JSON object keyed by
@@ -9,7 +9,8 @@ import { DestinationSettingsSchema } from '../post/destination-settings.ts';
  *   nothing secret ends up in logs, `job_runs` or the quarantine, which name the URL
  *   (credentials go in `headers`).
  * - `headers`: sent with every request; never logged.
- * - `http`: overrides the pipeline's timeouts and retries, as a destination's `http` does.
+ * - `http`: overrides the pipeline's timeouts and retries, field by field, by the same rules
+ *   ({@link HttpSettingsSchema}).
  */
 export const SourceSettingsSchema = z
   .object({
@@ -18,7 +19,7 @@ export const SourceSettingsSchema = z
       return parsed.search === '' && parsed.hash === '' && parsed.username === '' && parsed.password === '';
     }, 'must be a base URL without query, fragment or credentials (send credentials in "headers")'),
     headers: z.record(z.string(), z.string()).optional(),
-    http: DestinationSettingsSchema.shape.http,
+    http: HttpSettingsSchema.optional(),
   })
   .strict();
 

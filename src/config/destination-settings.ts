@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { POST_STRATEGIES, type PostStrategy } from '../destination/post-strategy.ts';
+import { HttpSettingsSchema } from '../http/http-settings.ts';
+
+/**
+ * Deployment settings of one destination, from `IDEM_DESTINATIONS` (JSON object keyed by
+ * destination name), for example
+ * `{"sandbox-accounting":{"url":"https://api.example.com","headers":{"authorization":"Bearer …"}}}`.
+ * `strategy` and `http` override the pipeline's choice (for a destination whose sandbox lacks a
+ * feature, or for tests); `http` follows the same rules as the pipeline's ({@link HttpSettingsSchema}).
+ */
+export const DestinationSettingsSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }),
+    strategy: z.enum(POST_STRATEGIES as readonly [PostStrategy, ...PostStrategy[]]).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    http: HttpSettingsSchema.optional(),
+  })
+  .strict();
+
+export type DestinationSettings = z.output<typeof DestinationSettingsSchema>;
+export const DestinationsSettingsSchema = z.record(z.string(), DestinationSettingsSchema);
