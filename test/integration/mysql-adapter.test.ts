@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { loadDataLine, mysqlBulkLoad } from '../../src/dialect/mysql/mysql-bulk-load.ts';
+import { assertSupportedMysqlServer, MYSQL_MINIMUM_RELEASES, parseMysqlServerVersion } from '../../src/dialect/mysql/mysql-server-version.ts';
 import { mysqlConnectionOptions } from '../../src/dialect/mysql/mysql-types.ts';
 import { column } from '../../src/pipeline/column-type.ts';
-import { createTestDatabase, DIALECTS, type TestDatabase } from '../helpers/dialects.ts';
-import { openMigratedDatabase } from '../helpers/test-db.ts';
+import { createTestDatabase, DIALECTS, MYSQL_ADMIN_URL, type TestDatabase } from '../helpers/dialects.ts';
+import { openMigratedDatabase, openTestDatabase } from '../helpers/test-db.ts';
 
 describe('MySQL adapter: LOAD DATA lines and connection options', () => {
   it('writes NULL as \\N and escapes backslash, tab, newline, CR and NUL, so NULL and "" stay apart', () => {
@@ -23,6 +24,22 @@ describe('MySQL adapter: LOAD DATA lines and connection options', () => {
       multipleStatements: false,
     });
     expect(mysqlConnectionOptions('mysql://root@127.0.0.1/x').uri).toBe('mysql://root@127.0.0.1/x');
+  });
+});
+
+describe.skipIf(!DIALECTS.includes('mysql'))('mysql: the server version check when the pool connects', () => {
+  it('lets the local server through: it is at least the minimum of its flavour', async () => {
+    const db = await openTestDatabase(MYSQL_ADMIN_URL);
+    try {
+      // The pool's first connection checks the version before this query runs; a refusal rejects it.
+      const [[row]] = (await db.knex.raw('select version() as version')) as [[{ version: string }]];
+      const version = parseMysqlServerVersion(row.version)!;
+      const ordinal = ([major, minor, patch]: readonly number[]) => major! * 1e6 + minor! * 1e3 + patch!;
+      expect(ordinal(version.release)).toBeGreaterThanOrEqual(ordinal(MYSQL_MINIMUM_RELEASES[version.flavour].release));
+      expect(assertSupportedMysqlServer(row.version)).toBe(version.flavour);
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -14,11 +14,14 @@ import {
   fromMysqlValue,
   MYSQL_SESSION_SQL,
   mysqlConnectionOptions,
-  mysqlFlavourOf,
   toMysqlValue,
   type MysqlFlavour,
 } from './mysql-types.ts';
+import { assertSupportedMysqlServer } from './mysql-server-version.ts';
 import { mysqlUpsert, quoteMysqlIdentifier, type MysqlRawResult } from './mysql-upsert.ts';
+
+/** Asked once per process, on the pool's first connection: the version and the bulk load's settings. */
+const SERVER_SQL = 'select version() as version, @@local_infile as local_infile, @@max_allowed_packet as max_allowed_packet';
 
 /** What idem learns about the server on its first pooled connection. */
 interface MysqlServer extends MysqlLoadSettings {
@@ -26,15 +29,17 @@ interface MysqlServer extends MysqlLoadSettings {
 }
 
 /**
- * MySQL 8.0.17+ and MariaDB 10.2+ through mysql2 (`DATABASE_URL=mysql://…` or `mariadb://…`):
+ * MySQL 8.0.17+ and MariaDB 10.6+ through mysql2 (`DATABASE_URL=mysql://…` or `mariadb://…`):
  * `GET_LOCK` app lock on a dedicated session, `LOAD DATA LOCAL INFILE` for staging (multi-row
- * INSERTs when the server refuses `LOCAL`), `<=>` for change detection, and text in an exact,
- * NO PAD collation.
+ * INSERTs when the server refuses `LOCAL`), `<=>` for change detection, text in an exact,
+ * NO PAD collation, and `FOR UPDATE SKIP LOCKED` for ledger claims.
  *
- * The two servers name that collation differently, so the adapter learns the flavour on the
- * pool's first connection (`afterCreate`, together with `@@local_infile` and
- * `@@max_allowed_packet`). `addColumn` runs while knex compiles a `createTable`, which knex does
- * only on an acquired connection, so the flavour is always known by then.
+ * The adapter learns the server on the pool's first connection (`afterCreate`): its version,
+ * refusing a server older than `MYSQL_MINIMUM_RELEASES` with a usage error (exit 2) before
+ * idem uses it; its flavour, because the two servers name the collation differently; and
+ * `@@local_infile` and `@@max_allowed_packet`. `addColumn` runs while knex compiles a
+ * `createTable`, which knex does only on an acquired connection, so the flavour is always known
+ * by then.
  *
  * @example new MysqlDialect('mariadb://etl:secret@db.internal:3306/etl')
  */
@@ -48,6 +53,7 @@ export class MysqlDialect implements DialectAdapter {
   }
 
   knexConfig(): Knex.Config {
+    const learned = (): boolean => this.#server !== undefined;
     const learn = (server: MysqlServer): void => {
       this.#server ??= server;
     };
@@ -58,21 +64,27 @@ export class MysqlDialect implements DialectAdapter {
         min: 0,
         max: 8,
         afterCreate(connection: Connection, done: (error: Error | null, connection: Connection) => void) {
+          // knex drops a connection whose afterCreate failed without closing it: close it here, or
+          // its socket holds the process open.
+          const fail = (error: Error): void => {
+            connection.destroy();
+            done(error, connection);
+          };
           connection.query(MYSQL_SESSION_SQL, (setError) => {
-            if (setError) return done(setError, connection);
-            connection.query<RowDataPacket[]>(
-              'select version() as version, @@local_infile as local_infile, @@max_allowed_packet as max_allowed_packet',
-              (selectError, rows) => {
-                if (selectError) return done(selectError, connection);
-                const row = rows[0]!;
-                learn({
-                  flavour: mysqlFlavourOf(String(row.version)),
-                  localInfile: Number(row.local_infile) === 1,
-                  maxAllowedPacket: Number(row.max_allowed_packet),
-                });
-                done(null, connection);
-              },
-            );
+            if (setError) return fail(setError);
+            if (learned()) return done(null, connection);
+            connection.query<RowDataPacket[]>(SERVER_SQL, (selectError, rows) => {
+              if (selectError) return fail(selectError);
+              const row = rows[0]!;
+              let flavour: MysqlFlavour;
+              try {
+                flavour = assertSupportedMysqlServer(String(row.version));
+              } catch (error) {
+                return fail(error as Error);
+              }
+              learn({ flavour, localInfile: Number(row.local_infile) === 1, maxAllowedPacket: Number(row.max_allowed_packet) });
+              done(null, connection);
+            });
           });
         },
       },

@@ -11,7 +11,8 @@ export type MysqlFlavour = 'mariadb' | 'mysql';
  * (idem's instants are `datetime(3)` holding UTC, written as text, so they never convert), and a
  * fixed strict `sql_mode`, so a value that does not fit fails instead of being truncated, and
  * neither `NO_BACKSLASH_ESCAPES` (mysql2 escapes with backslashes) nor `ANSI_QUOTES` is on,
- * whatever the server's default. Every mode named exists on MariaDB 10.2+ and MySQL 8.
+ * whatever the server's default. Every mode named exists on every supported server
+ * (`MYSQL_MINIMUM_RELEASES`).
  */
 export const MYSQL_SESSION_SQL =
   "set time_zone = '+00:00', sql_mode = 'STRICT_TRANS_TABLES,STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
@@ -41,16 +42,12 @@ export function mysqlConnectionOptions(url: string): ConnectionOptions {
 
 /**
  * The collation of every idem text column: exact (binary, so case counts) and NO PAD (so
- * trailing spaces count, in comparisons and in unique keys). MariaDB 10.2+ calls it
- * `utf8mb4_nopad_bin`; MySQL 8.0.17+ `utf8mb4_0900_bin` (its `utf8mb4_bin` pads).
+ * trailing spaces count, in comparisons and in unique keys). MariaDB calls it
+ * `utf8mb4_nopad_bin` (since 10.2); MySQL `utf8mb4_0900_bin` (since 8.0.17; its `utf8mb4_bin`
+ * pads).
  */
 export function exactCollation(flavour: MysqlFlavour): string {
   return flavour === 'mariadb' ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin';
-}
-
-/** The flavour from `SELECT VERSION()`: MariaDB says so in its version string. */
-export function mysqlFlavourOf(version: string): MysqlFlavour {
-  return /mariadb/i.test(version) ? 'mariadb' : 'mysql';
 }
 
 /**
