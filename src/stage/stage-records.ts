@@ -30,11 +30,9 @@ export interface StageOptions {
   /**
    * Characters of values per batch, at most (about bytes for ASCII data): bounds memory when
    * records are large (an invoice with its lines), whatever `batchRows` says. Small enough that
-   * a batch's values die young: a 1 MiB batch outlived several scavenges, so its values were
-   * promoted to V8's old generation and piled up there until a full GC. Measured on the year
-   * file on PostgreSQL (`--trace-gc-nvp`): 256 KiB batches still had 177 MB promoted in all,
-   * 64 KiB 73 MB, for 5–15 MB less peak memory and no slower a load (SQLite, one transaction per
-   * batch: 20 MB less, within its run-to-run spread). @defaultValue 64 KiB
+   * a batch's values die young: a batch that outlives several scavenges is promoted to V8's old
+   * generation and piles up there until a full GC, which raises peak memory without making the
+   * load any faster (check with `node --trace-gc-nvp` before raising it). @defaultValue 64 KiB
    */
   readonly batchChars?: number;
   /** The source, for quarantine entries of records whose values break their column's rule. */

@@ -75,9 +75,9 @@ export async function emptyPostgresStaging(knex: Knex, staging: string): Promise
  * A staging table refilled every run otherwise keeps the statistics of some earlier load, or
  * none, and the upsert's joins to the target were planned as hash joins over the whole target:
  * every run of a backfill cost more than the one before. The row count is refreshed whatever
- * the column list; leaving large columns out spares reading (and decompressing) their values:
- * 1 s for the year's invoices with every column. Inside a transaction it counts that
- * transaction's own rows. With `writtenRows`, only after a large write (see `isLargeWrite`).
+ * the column list; leaving large columns out spares reading (and decompressing) their values.
+ * Inside a transaction it counts that transaction's own rows. With `writtenRows`, only after a
+ * large write (see `isLargeWrite`).
  */
 export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void> {
   if (writtenRows !== undefined && !(await isLargeWrite(knex, table, writtenRows))) return;
@@ -86,7 +86,7 @@ export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table:
 
 /**
  * Rows below which a write never refreshes statistics: a stale row count costs its queries less
- * than an `ANALYZE`, which reads up to 30,000 rows' pages (150 ms for the year's 25,900 invoices).
+ * than an `ANALYZE`, which reads up to 30,000 rows' pages.
  */
 const MIN_LARGE_WRITE_ROWS = 1000;
 
