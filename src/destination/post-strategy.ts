@@ -1,5 +1,6 @@
 /**
- * How a destination is kept from creating a second remote record (DESIGN.md, "Stages" 4):
+ * How a destination is kept from creating a second remote record (docs/architecture.md,
+ * "Stage flow"):
  * - `idempotency-key`: every attempt, retry and rerun sends the same `Idempotency-Key` header
  *   (derived from the pipeline, the business key and the content version); the destination
  *   answers a repeat with the first response. An unknown outcome is retried with the same key.

@@ -1,6 +1,6 @@
 /**
  * A held app lock. Exactly one run per pipeline holds it, on one dedicated connection (or, on
- * SQLite, as a lease row that the run renews). See DESIGN.md, "Runs, run keys, locks".
+ * SQLite, as a lease row that the run renews). See docs/architecture.md, "Runs, run keys and locks".
  */
 export interface AppLock {
   readonly name: string;
