@@ -93,9 +93,8 @@ function field(integer: boolean, min: number, max?: number) {
  * The one set of rules for HTTP settings, wherever they come from: a pipeline's destinations
  * and HTTP source (checked when the pipeline module is imported), `IDEM_DESTINATIONS` and
  * `IDEM_SOURCES` (checked when the settings are read), and {@link resolveHttpSettings}.
- * Unknown fields are rejected. Ranges: durations are integers ≥ 1 ms, except `retry.minDelayMs`
- * and `retry.maxRetryAfterMs` (≥ 0); `concurrency` 1 to 256 (sockets per origin);
- * `retry.maxAttempts` an integer ≥ 1; `retry.factor` a number ≥ 1.
+ * Every field is optional; unknown fields are rejected. The ranges are documented on
+ * {@link HttpSettings} and {@link RetrySettings}.
  */
 export const HttpSettingsSchema: z.ZodType<HttpSettingsInput> = z
   .object({
