@@ -1,15 +1,23 @@
+import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
+
 /**
  * Base class of every error idem throws on purpose. `code` is stable and machine-readable;
- * `exitCode` is what the CLI exits with when this error ends a command (DESIGN.md, exit codes).
+ * `outcome` is how a command ends when this error stops it, and sets its exit code (see
+ * src/outcome/outcome.ts). @defaultValue outcome `failed`
  */
 export class IdemError extends Error {
   readonly code: string;
-  readonly exitCode: number;
+  readonly outcome: Outcome;
 
-  constructor(message: string, options: { code: string; exitCode?: number; cause?: unknown }) {
+  constructor(message: string, options: { code: string; outcome?: Outcome; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code;
-    this.exitCode = options.exitCode ?? 1;
+    this.outcome = options.outcome ?? 'failed';
+  }
+
+  /** The exit code of {@link outcome}. */
+  get exitCode(): ExitCode {
+    return exitCodeOf(this.outcome);
   }
 }

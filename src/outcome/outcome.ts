@@ -3,18 +3,20 @@
  * and {@link exitCodeOf} is the only place that turns an outcome into an exit code (the table in
  * docs/operating.md, "Exit codes"):
  *
- * | outcome        | exit | meaning                                                                 |
- * |----------------|------|-------------------------------------------------------------------------|
- * | `completed`    | 0    | the run key is completed (by this process, or a post worker)            |
- * | `noop`         | 0    | the run key was already completed: nothing to do                        |
- * | `skipped`      | 0    | no source file, and the pipeline declares `missing: 'skip'`             |
- * | `planned`      | 0    | a dry run printed its plan                                              |
- * | `idle`         | 0    | `idem work`: the run never reached its post stage within the wait       |
- * | `failed`       | 1    | the run failed (bad source, a bug); a plain rerun resumes               |
- * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting   |
- * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures |
- * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run             |
- * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable           |
+ * | outcome        | exit | meaning                                                                  |
+ * |----------------|------|--------------------------------------------------------------------------|
+ * | `completed`    | 0    | done: the run key is completed (by this process, or a post worker), or a |
+ * |                |      | command that runs nothing (status, migrate, …) did what it was asked     |
+ * | `noop`         | 0    | the run key was already completed: nothing to do                         |
+ * | `skipped`      | 0    | no source file, and the pipeline declares `missing: 'skip'`              |
+ * | `planned`      | 0    | a dry run printed its plan                                               |
+ * | `idle`         | 0    | `idem work`: the run never reached its post stage within the wait        |
+ * | `failed`       | 1    | the run failed (bad source, a bug), a proof found a failed check, or an  |
+ * |                |      | unexpected error; a plain rerun resumes                                  |
+ * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting    |
+ * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
+ * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
+ * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
  *
  * 75 is `EX_TEMPFAIL` from BSD's sysexits.h ("temporary failure … the user is invited to retry
  * the operation later").

@@ -26,8 +26,9 @@ export function assertPipelineExists(projectDir: string, name: string): void {
 
 /**
  * Loads `pipelines/<name>.ts` and returns its `pipeline` export.
- * @throws UsageError for an unknown name (listing the known ones) or a module without a
- *   `pipeline` export made by `definePipeline` with the same name.
+ * @throws UsageError for an unknown name (listing the known ones), a module that throws while
+ *   loading (its error as the `cause`), or a module without a `pipeline` export made by
+ *   `definePipeline` with the same name.
  */
 export async function loadPipeline(projectDir: string, name: string): Promise<PipelineDefinition> {
   assertPipelineExists(projectDir, name);
@@ -36,8 +37,9 @@ export async function loadPipeline(projectDir: string, name: string): Promise<Pi
   try {
     module = await importProjectModule(projectDir, file);
   } catch (error) {
-    // definePipeline validates at import time: its TypeError is a configuration error.
-    throw new UsageError(`pipelines/${name}.ts: ${(error as Error).message}`);
+    // definePipeline validates at import time: its TypeError is a configuration error. The
+    // error itself is kept as the cause, for its stack (the CLI prints it at LOG_LEVEL=debug).
+    throw new UsageError(`pipelines/${name}.ts: ${(error as Error).message}`, { cause: error });
   }
   const pipeline = module.pipeline as PipelineDefinition | undefined;
   if (!pipeline || typeof pipeline !== 'object' || pipeline.name !== name) {
