@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import { coerceError } from '../errors/coerce-error.ts';
+import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { PostCounts } from './post-stage.ts';
@@ -15,14 +16,15 @@ export const DEFAULT_WORK_WAIT_MS = 600_000;
 export const DEFAULT_WORK_POLL_MS = 1000;
 
 /**
- * How one `idem work` ended: `completed` 0 (the run is completed, by this process or another, or
- * was already), `needs-review` 3 (the run is done but items are failed or in review), `idle` 0
- * (the run key did not reach its post stage within the wait: nothing to do), `failed` 1 (an
- * error in this worker, or the run it helped failed: a rerun of the run finishes it).
+ * How one `idem work` ended (its exit code: src/outcome/outcome.ts): `completed` (the run is
+ * completed, by this process or another, or was already), `needs-review` (the run is done but
+ * items are failed or in review), `idle` (the run key did not reach its post stage within the
+ * wait: nothing to do), `failed` (an error in this worker, or the run it helped failed: a rerun
+ * of the run finishes it).
  */
 export interface PostWorkerResult {
-  readonly outcome: 'completed' | 'needs-review' | 'idle' | 'failed';
-  readonly exitCode: 0 | 1 | 3;
+  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'idle' | 'failed'>;
+  readonly exitCode: ExitCode;
   /** This worker's `claimed_by` name. */
   readonly worker: string;
   /** This worker's share of the post stage, per destination. */
@@ -60,11 +62,12 @@ export async function runPostWorker(
   const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined };
   const log = ctx.logger.child({ pipeline: pipeline.name, runKey, worker: worker.name });
   let post: Record<string, Omit<PostCounts, 'destination'>> = {};
-  const finish = (outcome: PostWorkerResult['outcome'], exitCode: PostWorkerResult['exitCode'], message: string, error?: Error): PostWorkerResult => {
+  const finish = (outcome: PostWorkerResult['outcome'], message: string, error?: Error): PostWorkerResult => {
+    const exitCode = exitCodeOf(outcome);
     const durationMs = Math.round(performance.now() - started);
     const summary = { stage: 'summary', outcome, exitCode, durationMs, counts: { post } };
     if (error) log.error({ ...summary, err: error }, message);
-    else if (exitCode === 0) log.info(summary, message);
+    else if (exitCode === EXIT_CODES.ok) log.info(summary, message);
     else log.warn(summary, message);
     return { outcome, exitCode, worker: worker.name, post, durationMs, ...(error ? { error } : {}) };
   };
@@ -74,11 +77,11 @@ export async function runPostWorker(
     let helped = false;
     for (;;) {
       const jobRun = await findJobRun(db, pipeline.name, runKey);
-      if (jobRun?.status === 'completed') return finish('completed', 0, helped ? 'run completed' : 'run key already completed: nothing to do');
+      if (jobRun?.status === 'completed') return finish('completed', helped ? 'run completed' : 'run key already completed: nothing to do');
       if (jobRun?.status === 'needs_review') {
-        return finish('needs-review', 3, `run done, but items failed or are in review: see idem review ${pipeline.name}`);
+        return finish('needs-review', `run done, but items failed or are in review: see idem review ${pipeline.name}`);
       }
-      if (jobRun?.status === 'failed' && helped) return finish('failed', 1, 'the run failed in its own process: a rerun of it finishes the post stage');
+      if (jobRun?.status === 'failed' && helped) return finish('failed', 'the run failed in its own process: a rerun of it finishes the post stage');
       if (jobRun?.status === 'started' && jobRun.stage === 'post') {
         helped = true;
         log.info({ stage: 'post', attempt: jobRun.attempts }, `joining the post stage of ${pipeline.name} ${runKey} (attempt ${jobRun.attempts})`);
@@ -96,12 +99,12 @@ export async function runPostWorker(
         if (state.status !== 'started') continue;
       }
       if (Date.now() >= deadline) {
-        return finish('idle', 0, `the run key did not reach its post stage within ${request.waitMs ?? DEFAULT_WORK_WAIT_MS} ms (status: ${jobRun?.status ?? 'no run'}): nothing to do`);
+        return finish('idle', `the run key did not reach its post stage within ${request.waitMs ?? DEFAULT_WORK_WAIT_MS} ms (status: ${jobRun?.status ?? 'no run'}): nothing to do`);
       }
       await delay(request.pollMs ?? DEFAULT_WORK_POLL_MS);
     }
   } catch (caught) {
     const error = coerceError(caught);
-    return finish('failed', 1, `worker failed: ${error.message}`, error);
+    return finish('failed', `worker failed: ${error.message}`, error);
   }
 }

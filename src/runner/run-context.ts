@@ -16,3 +16,8 @@ export interface RunContext {
   /** Progress bars for long stages (a terminal only). @defaultValue none */
   readonly progress?: ProgressFactory;
 }
+
+/** The run's clock as ISO 8601 instants, for what it writes: `ctx.now`, else the system clock. */
+export function isoClock(ctx: Pick<RunContext, 'now'>): () => string {
+  return () => (ctx.now?.() ?? new Date()).toISOString();
+}

@@ -1,3 +1,4 @@
+import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import { dateRunKey } from '../runs/run-key.ts';
 import type { RunContext } from './run-context.ts';
 import { runPipeline } from './run-pipeline.ts';
@@ -8,8 +9,12 @@ import type { RunResult } from './run-result.ts';
 export interface RunDatesResult {
   /** One result per date attempted, in order (dates after a stop are absent). */
   readonly results: readonly RunResult[];
-  /** 0, 3 when some date needs an operator, or the exit code of the date that stopped it (1, 2, 75). */
-  readonly exitCode: number;
+  /**
+   * The date that stopped it ends the command as it ended itself (its `exitOutcome`); otherwise
+   * `needs-review` when some date needs an operator, else `completed`.
+   */
+  readonly outcome: Outcome;
+  readonly exitCode: ExitCode;
   /** The date the run stopped at, if it stopped early. */
   readonly stoppedAt?: string;
 }
@@ -31,11 +36,12 @@ export async function runDates(
     results.push(result);
     if (result.outcome === 'failed' || result.outcome === 'lock-held') {
       log.error({ stoppedAt: date, exitCode: result.exitCode }, `stopped at ${date}: ${result.error?.message ?? result.outcome}; the dates after it did not run`);
-      return { results, exitCode: result.exitCode, stoppedAt: date };
+      return { results, outcome: result.exitOutcome, exitCode: result.exitCode, stoppedAt: date };
     }
   }
   const tally = (outcome: RunResult['outcome']): number => results.filter((r) => r.outcome === outcome).length;
   const counts = { dates: dates.length, completed: tally('completed'), alreadyCompleted: tally('noop'), noSourceFile: tally('skipped'), needsReview: tally('needs-review') };
   log.info(counts, `${counts.completed} date(s) run, ${counts.alreadyCompleted} already completed (skipped), ${counts.noSourceFile} without a source file (skipped)`);
-  return { results, exitCode: counts.needsReview > 0 ? 3 : 0 };
+  const outcome = counts.needsReview > 0 ? 'needs-review' : 'completed';
+  return { results, outcome, exitCode: exitCodeOf(outcome) };
 }

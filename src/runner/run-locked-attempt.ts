@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import type { AppLock } from '../dialect/app-lock.ts';
+import { coerceError } from '../errors/coerce-error.ts';
+import { finishJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
+import { noopIfCompleted } from './noop-if-completed.ts';
+import { isoClock, type RunContext } from './run-context.ts';
+import type { RunEnding } from './run-ending.ts';
+import type { RunHooks } from './run-hooks.ts';
+import type { RunReport } from './run-report.ts';
+import type { RunRequest } from './run-request.ts';
+
+/**
+ * Writes the `job_runs` heartbeat every `everyMs` until the returned function is called, so
+ * `idem status` can tell a live run from a stuck one. A failed write is logged, never thrown.
+ */
+function keepJobRunAlive(db: Database, jobRunId: number, everyMs: number, now: () => string, log: Logger): () => void {
+  const timer = setInterval(() => {
+    touchJobRunHeartbeat(db, jobRunId, now()).catch((error: Error) => log.warn({ err: error }, 'heartbeat not written'));
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * The part of a run that holds its app lock, which it releases at the end whatever happens:
+ * the completed check again (another run may have completed the key meanwhile); a dry run's
+ * plan; else `job_runs` started, extract and stage, upsert, `--force-reconcile`, and the post
+ * stage (see `runPostPhase`). The stages and the post code are loaded only here, so a no-op
+ * never imports them.
+ * @throws whatever stops the attempt, once it is recorded as `failed` in `job_runs` (when the
+ *   attempt got as far as to start one).
+ */
+export async function runLockedAttempt(
+  ctx: RunContext,
+  request: RunRequest,
+  run: { lock: AppLock; report: RunReport; sourceLocation: string; hooks: RunHooks },
+): Promise<RunEnding> {
+  const { db, config } = ctx;
+  const { pipeline, runKey } = request;
+  const { lock, report, sourceLocation } = run;
+  const now = isoClock(ctx);
+  let stopHeartbeat = (): void => undefined;
+  let jobRunId: number | undefined;
+  try {
+    const noop = await noopIfCompleted(db, request);
+    if (noop) return noop;
+    if (request.dryRun) {
+      const { planRun } = await import('./plan-run.ts');
+      const strategies = Object.fromEntries(pipeline.destinations.map((d) => [d.name, config.destinations[d.name]?.strategy ?? d.strategy]));
+      const plan = await planRun(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, nowIso: now(), strategies });
+      return { outcome: 'planned', message: 'dry run: the plan below; nothing was written or sent', plan };
+    }
+    const jobRun = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
+    jobRunId = jobRun.id;
+    await report.attemptStarted(jobRun.attempts);
+    stopHeartbeat = keepJobRunAlive(db, jobRun.id, config.heartbeatMs, now, report.log);
+
+    const { runStages } = await import('./run-stages.ts');
+    await runStages(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, now });
+    if (pipeline.destinations.length > 0 && request.forceReconcile) {
+      const { reconcileRun } = await import('../post/reconcile-run.ts');
+      const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log: report.log });
+      report.counts.reconcile = Object.fromEntries(reconciled.map(({ destination, ...c }) => [destination, c]));
+    }
+    await ctx.failpoints?.hit('before-post');
+    const { runPostPhase } = await import('./run-post-phase.ts');
+    return await runPostPhase(ctx, request, { lock, report, jobRunId: jobRun.id, hooks: run.hooks });
+  } catch (caught) {
+    const error = coerceError(caught);
+    if (jobRunId !== undefined) {
+      await finishJobRun(db, jobRunId, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
+        report.log.error({ err: e }, 'could not record the failure in job_runs'),
+      );
+    }
+    throw error;
+  } finally {
+    stopHeartbeat();
+    await lock.release();
+  }
+}

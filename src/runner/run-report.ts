@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { IdemError } from '../errors/idem-error.ts';
+import { createHeartbeat, type Heartbeat } from '../heartbeat/heartbeat.ts';
+import { EXIT_CODES, exitCodeOf, type Outcome } from '../outcome/outcome.ts';
+import type { RunEnding } from './run-ending.ts';
+import type { RunRequest } from './run-request.ts';
+import type { RunResult } from './run-result.ts';
+import type { RunCounts } from './run-stages.ts';
+
+/**
+ * The outcome a failed run exits with: its error's own (`usage` for a configuration error found
+ * during the run), else `failed`. Retry-later outcomes are the held lock's, found before the run
+ * did anything: a failure never exits with one.
+ */
+function failureOutcomeOf(error: Error): Outcome {
+  if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
+  return error.outcome;
+}
+
+/**
+ * What a run tells the world outside the database: its log lines (with the `job_runs` attempt
+ * once there is one), its heartbeat pings (healthchecks.io: `/start`, success, `/fail`), its
+ * per-stage counts, and at the end its one `stage: 'summary'` line with outcome, exit code,
+ * duration and counts, which monitors and tests parse (docs/operating.md, "Logs").
+ */
+export class RunReport {
+  /** Per-stage counts of this attempt, filled in by the stages as they go; `job_runs.counts` holds them. */
+  readonly counts: RunCounts = {};
+  readonly #startedAt = performance.now();
+  readonly #runKey: string;
+  readonly #monitor: Heartbeat;
+  #log: Logger;
+
+  constructor(logger: Logger, request: RunRequest) {
+    const runId = randomUUID();
+    this.#runKey = request.runKey.value;
+    this.#log = logger.child({ pipeline: request.pipeline.name, runKey: request.runKey.value, runId });
+    // A dry run is not a run: it pings nothing.
+    this.#monitor = createHeartbeat(request.dryRun ? undefined : request.heartbeatUrl, { runId, log: this.#log });
+  }
+
+  /** The run's logger; its lines carry `attempt` once {@link attemptStarted} was called. */
+  get log(): Logger {
+    return this.#log;
+  }
+
+  /** The run's `job_runs` attempt has started: every later line names it, and the monitor hears `/start`. */
+  async attemptStarted(attempt: number): Promise<void> {
+    this.#log = this.#log.child({ attempt });
+    await this.#monitor.start();
+  }
+
+  /**
+   * Writes the summary line (warn for `lock-held` and `needs-review`, error with `err` for a
+   * failure, else info), pings the monitor (a failure or `needs-review`: `/fail`; a held lock:
+   * nothing, it is neither; else success) and returns the run's result. Never throws.
+   */
+  async finish(ending: RunEnding): Promise<RunResult> {
+    const { outcome, error, plan } = ending;
+    const exitOutcome = outcome === 'failed' && error ? failureOutcomeOf(error) : outcome;
+    const exitCode = exitCodeOf(exitOutcome);
+    const durationMs = Math.round(performance.now() - this.#startedAt);
+    const counts = this.counts;
+    const summary = { stage: 'summary', outcome, exitCode, durationMs, counts, ...(plan ? { plan } : {}) };
+    if (outcome === 'lock-held') this.#log.warn(summary, error!.message);
+    else if (error) this.#log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
+    else if (outcome === 'needs-review') this.#log.warn(summary, ending.message ?? `run ${outcome}`);
+    else this.#log.info(summary, ending.message ?? `run ${outcome}`);
+    if (outcome === 'failed' || outcome === 'needs-review') await this.#monitor.fail();
+    else if (outcome !== 'lock-held') await this.#monitor.success();
+    return { outcome, exitOutcome, exitCode, runKey: this.#runKey, counts, durationMs, ...(error ? { error } : {}), ...(plan ? { plan } : {}) };
+  }
+}
