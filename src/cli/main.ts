@@ -1,9 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { IdemError } from '../errors/idem-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
-
-/** Exit codes (DESIGN.md): the scheduler's contract. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, needsOperator: 3, lockHeld: 75 } as const;
+import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 
 function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
@@ -18,12 +16,29 @@ function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): 
 /** The most processes `idem run --workers` starts on one host; more hosts: `idem work` on each. */
 const MAX_LOCAL_WORKERS = 32;
 
+/** Whether `LOG_LEVEL` asks for detail: then an error's causes are printed with their stacks. */
+function wantsStacks(): boolean {
+  return process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+}
+
+/** The stacks of an error's causes, each on lines of its own after `caused by:`. */
+function causeStacks(error: Error): string {
+  let text = '';
+  for (let cause = error.cause; cause !== undefined; cause = cause instanceof Error ? cause.cause : undefined) {
+    text += `caused by: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}\n`;
+  }
+  return text;
+}
+
 /**
  * The `idem` command line. Parses flags strictly and hands them to one command module, loaded
- * only when its command runs (start-up stays small); it holds no ETL logic of its own.
+ * only when its command runs (start-up stays small); it holds no ETL logic of its own. An error
+ * idem throws on purpose is printed as one line, `idem: <message>` (with `LOG_LEVEL=debug` or
+ * `trace`, followed by the stacks of its causes); any other error with its stack.
+ * @returns the exit code of how the command ended (see src/outcome/outcome.ts).
  */
-export async function main(argv: readonly string[]): Promise<number> {
-  let exitCode: number = EXIT.ok;
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  let outcome: Outcome = 'completed';
   const program = new Command('idem')
     .description('ETL sync pipelines that are safe to run twice')
     .exitOverride()
@@ -45,7 +60,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addOption(new Option('--batch-rows <n>', 'rows per staging batch').argParser(wholeNumber('--batch-rows', 1)).hideHelp())
     .action(async (name: string, options) => {
       const { runCommand } = await import('./commands/run-command.ts');
-      exitCode = await runCommand(name, options);
+      outcome = await runCommand(name, options);
     });
 
   program
@@ -59,7 +74,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addOption(new Option('--poll-ms <n>', 'how often to look while waiting, in ms').argParser(wholeNumber('--poll-ms', 10)).hideHelp())
     .action(async (name: string, options) => {
       const { workCommand } = await import('./commands/work-command.ts');
-      exitCode = await workCommand(name, options);
+      outcome = await workCommand(name, options);
     });
 
   program
@@ -72,7 +87,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')
     .action(async (name: string, options) => {
       const { backfillCommand } = await import('./commands/backfill-command.ts');
-      exitCode = await backfillCommand(name, options);
+      outcome = await backfillCommand(name, options);
     });
 
   program
@@ -84,7 +99,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--limit <n>', 'the most runs to show', wholeNumber('--limit', 1), 50)
     .action(async (name: string | undefined, options) => {
       const { statusCommand } = await import('./commands/status-command.ts');
-      exitCode = await statusCommand(name, options);
+      outcome = await statusCommand(name, options);
     });
 
   program
@@ -97,7 +112,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--destination <name>', 'which destination, when several hold the reference')
     .action(async (name: string, options) => {
       const { reviewCommand } = await import('./commands/review-command.ts');
-      exitCode = await reviewCommand(name, options);
+      outcome = await reviewCommand(name, options);
     });
 
   program
@@ -110,7 +125,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--triggered-by <who>', 'recorded in job_runs.triggered_by for --replay (default: the OS user)')
     .action(async (name: string, options) => {
       const { quarantineCommand } = await import('./commands/quarantine-command.ts');
-      exitCode = await quarantineCommand(name, options);
+      outcome = await quarantineCommand(name, options);
     });
 
   program
@@ -120,7 +135,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--dry-run', 'count what would be deleted, delete nothing')
     .action(async (options) => {
       const { pruneCommand } = await import('./commands/prune-command.ts');
-      exitCode = await pruneCommand(options);
+      outcome = await pruneCommand(options);
     });
 
   program
@@ -128,7 +143,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('apply framework and pipeline migrations up to the latest')
     .action(async () => {
       const { migrateCommand } = await import('./commands/migrate-command.ts');
-      exitCode = await migrateCommand();
+      outcome = await migrateCommand();
     });
 
   program
@@ -136,7 +151,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .description('list the pipeline definitions found in pipelines/')
     .action(async () => {
       const { pipelinesCommand } = await import('./commands/pipelines-command.ts');
-      exitCode = await pipelinesCommand();
+      outcome = await pipelinesCommand();
     });
 
   program
@@ -150,7 +165,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--concurrency <n>', 'checks run at once, each on its own scratch database (default: CPUs, at most 4)', wholeNumber('--concurrency', 1))
     .action(async (name: string, options) => {
       const { proveCommand } = await import('./commands/prove-command.ts');
-      exitCode = await proveCommand(name, options);
+      outcome = await proveCommand(name, options);
     });
 
   program
@@ -162,21 +177,21 @@ export async function main(argv: readonly string[]): Promise<number> {
     .option('--no-idempotency-keys', 'ignore Idempotency-Key headers (to exercise the other strategies)')
     .action(async (options) => {
       const { sandboxApiCommand } = await import('./commands/sandbox-api-command.ts');
-      exitCode = await sandboxApiCommand(options);
+      outcome = await sandboxApiCommand(options);
     });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+      outcome = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 'completed' : 'usage';
+    } else if (error instanceof IdemError) {
+      process.stderr.write(`idem: ${error.message}\n${wantsStacks() ? causeStacks(error) : ''}`);
+      outcome = error.outcome;
+    } else {
+      process.stderr.write(`idem: ${(error as Error).stack ?? String(error)}\n`);
+      outcome = 'failed';
     }
-    if (error instanceof IdemError) {
-      process.stderr.write(`idem: ${error.message}\n`);
-      return error.exitCode;
-    }
-    process.stderr.write(`idem: ${(error as Error).stack ?? String(error)}\n`);
-    return EXIT.failed;
   }
+  return exitCodeOf(outcome);
 }

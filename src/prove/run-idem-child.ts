@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { idemBinPath } from './idem-bin-path.ts';
+import { idemBinPath } from '../runner/idem-bin-path.ts';
 
 /** How one `idem` child process ended, with what it printed. */
 export interface IdemChildResult {

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
@@ -59,6 +62,26 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
     const sources = JSON.stringify({ 'online-retail-products': { url: 'http://127.0.0.1:9', http: { retry: { maxAttempts: 0 } } } });
     const sourceDeployed = await runCli(['run', 'online-retail-products', '--date', '2010-12-01'], { ...sqlite, IDEM_SOURCES: sources });
     expect([sourceDeployed.code, sourceDeployed.stderr]).toEqual([2, 'idem: IDEM_SOURCES online-retail-products.http.retry.maxAttempts: must be an integer ≥ 1 (got 0)\n']);
+  });
+
+  it('prints a pipeline module that fails to load as one line, and the stack of its error at LOG_LEVEL=debug', async () => {
+    const project = mkdtempSync(path.join(tmpdir(), 'idem-broken-module-'));
+    try {
+      mkdirSync(path.join(project, 'pipelines'));
+      const reason = 'pipeline "broken": timeZone must be an IANA time zone (got "Mars/Olympus")';
+      writeFileSync(path.join(project, 'pipelines', 'broken.ts'), `export const pipeline = undefined;\nthrow new TypeError(${JSON.stringify(reason)});\n`);
+      const env = { ...sqlite, IDEM_PROJECT_DIR: project };
+      const plain = await runCli(['pipelines'], env);
+      expect([plain.code, plain.stderr]).toEqual([2, `idem: pipelines/broken.ts: ${reason}\n`]);
+      const debug = await runCli(['pipelines'], { ...env, LOG_LEVEL: 'debug' });
+      expect(debug.code).toBe(2);
+      const [first, second, ...stack] = debug.stderr.split('\n');
+      expect([first, second]).toEqual([`idem: pipelines/broken.ts: ${reason}`, `caused by: TypeError: ${reason}`]);
+      expect(stack.join('\n')).toMatch(/^ {4}at .*broken\.ts/);
+      expect(stack.join('\n')).toContain('at async loadPipeline');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('lists the pipelines found', async () => {

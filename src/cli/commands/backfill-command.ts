@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/load-config.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { Failpoints } from '../../runner/failpoints.ts';
 import { runDates } from '../../runner/run-dates.ts';
@@ -6,15 +7,15 @@ import { businessDatesBetween, parseBusinessDate } from '../../runs/business-dat
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 
-/** `idem backfill PIPELINE --from D --to D`: each business date in order; returns the exit code. */
-export async function backfillCommand(name: string, options: { from: string; to: string; triggeredBy?: string; heartbeatUrl?: string }): Promise<number> {
+/** `idem backfill PIPELINE --from D --to D`: each business date in order; how the dates ended (see `runDates`). */
+export async function backfillCommand(name: string, options: { from: string; to: string; triggeredBy?: string; heartbeatUrl?: string }): Promise<Outcome> {
   const dates = businessDatesBetween(parseBusinessDate(options.from, '--from'), parseBusinessDate(options.to, '--to'));
   const config = loadConfig();
   const pipeline = await loadPipeline(config.projectDir, name);
   const heartbeatUrl = options.heartbeatUrl ?? config.heartbeats[pipeline.name];
   return withSession(
     async (session) =>
-      (await runDates({ ...session, failpoints: new Failpoints(config.failpoints) }, { pipeline, triggeredBy: triggeredBy(options.triggeredBy), ...(heartbeatUrl ? { heartbeatUrl } : {}) }, dates)).exitCode,
+      (await runDates({ ...session, failpoints: new Failpoints(config.failpoints) }, { pipeline, triggeredBy: triggeredBy(options.triggeredBy), ...(heartbeatUrl ? { heartbeatUrl } : {}) }, dates)).outcome,
     { config },
   );
 }

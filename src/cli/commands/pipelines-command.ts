@@ -1,9 +1,10 @@
 import { loadConfig } from '../../config/load-config.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
 import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { formatTable } from '../format-table.ts';
 
 /** `idem pipelines`: the pipeline definitions found in `pipelines/`. */
-export async function pipelinesCommand(): Promise<number> {
+export async function pipelinesCommand(): Promise<Outcome> {
   const { projectDir } = loadConfig();
   const rows: string[][] = [];
   for (const name of listPipelineNames(projectDir)) {
@@ -11,5 +12,5 @@ export async function pipelinesCommand(): Promise<number> {
     rows.push([name, pipeline.timeZone, pipeline.destinations.map((d) => `${d.name} (${d.strategy})`).join(', ') || '-', pipeline.description]);
   }
   process.stdout.write(formatTable(['pipeline', 'time zone', 'destinations', 'description'], rows));
-  return 0;
+  return 'completed';
 }

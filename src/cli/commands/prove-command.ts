@@ -2,12 +2,11 @@ import { randomInt } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { loadConfig } from '../../config/load-config.ts';
 import { redactUrl } from '../../config/redact-url.ts';
-import { UsageError } from '../../errors/usage-error.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { formatProveReport } from '../../prove/format-prove-report.ts';
 import { provePipeline } from '../../prove/prove-pipeline.ts';
-import { resolveBusinessDate } from '../../runs/business-date.ts';
-import { dateRunKey, fileRunKey } from '../../runs/run-key.ts';
+import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
 
 /** The flags of `idem prove`. */
 export interface ProveCommandOptions {
@@ -24,16 +23,14 @@ export interface ProveCommandOptions {
 /**
  * `idem prove PIPELINE --date D | --file PATH`: the rerun-safety checks (see `provePipeline`) on
  * throwaway databases; prints the table on stdout, progress on stderr.
- * @returns 0 when every check passed, 1 when any failed.
+ * @returns `completed` when every check passed, `failed` when any failed.
  */
-export async function proveCommand(name: string, options: ProveCommandOptions): Promise<number> {
-  if ((options.date === undefined) === (options.file === undefined)) {
-    throw new UsageError(options.date === undefined ? 'missing required flag --date (expected YYYY-MM-DD) or --file PATH' : 'use one of --date or --file');
-  }
+export async function proveCommand(name: string, options: ProveCommandOptions): Promise<Outcome> {
+  assertOneRunKeyFlag(options);
   const config = loadConfig();
   const pipeline = await loadPipeline(config.projectDir, name);
   // Resolved once here, so every run of the proof names the same day even across midnight.
-  const runKey = options.file !== undefined ? await fileRunKey(options.file) : dateRunKey(resolveBusinessDate(options.date!, pipeline.timeZone, config.now ?? new Date()));
+  const runKey = await resolveRunKey(options, pipeline, config.now ?? new Date());
   const seed = options.seed ?? randomInt(0, 2 ** 31);
   const where = options.databaseUrl ? `scratch databases on ${redactUrl(options.databaseUrl)}` : 'temp SQLite files';
   process.stderr.write(`idem prove ${name} for ${runKey.value}: ${where}, seed ${seed} (--seed ${seed} repeats the random kill points)\n`);
@@ -49,5 +46,5 @@ export async function proveCommand(name: string, options: ProveCommandOptions): 
     onCheck: (check) => process.stderr.write(`  ${check.result.padEnd(4)}  ${check.name} (${(check.ms / 1000).toFixed(1)} s)\n`),
   });
   process.stdout.write(formatProveReport(checks));
-  return checks.some((c) => c.result === 'fail') ? 1 : 0;
+  return checks.some((c) => c.result === 'fail') ? 'failed' : 'completed';
 }

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/load-config.ts';
 import { UsageError } from '../../errors/usage-error.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
 import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
 import type { PipelineDefinition } from '../../pipeline/pipeline-definition.ts';
 import { prune } from '../../retention/prune.ts';
@@ -15,16 +16,16 @@ export function parseAge(value: string): number {
 }
 
 /** `idem prune --older-than 90d [--dry-run]`: retention for job history, quarantine, ledger and staging leftovers. */
-export async function pruneCommand(options: { olderThan: string; dryRun?: boolean }): Promise<number> {
+export async function pruneCommand(options: { olderThan: string; dryRun?: boolean }): Promise<Outcome> {
   const olderThanMs = parseAge(options.olderThan);
   const config = loadConfig();
   const pipelines: PipelineDefinition[] = [];
   for (const name of listPipelineNames(config.projectDir)) pipelines.push(await loadPipeline(config.projectDir, name));
-  return withSession(
+  return withSession<Outcome>(
     async ({ db, logger }) => {
       const counts = await prune(db, pipelines, { olderThanMs, now: config.now ?? new Date(), dryRun: options.dryRun ?? false, lockLeaseMs: config.lockLeaseMs, log: logger });
       process.stdout.write(`${JSON.stringify({ dryRun: options.dryRun ?? false, ...counts })}\n`);
-      return 0;
+      return 'completed';
     },
     { config },
   );

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/load-config.ts';
 import { UsageError } from '../../errors/usage-error.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
 import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
 import type { LedgerItem } from '../../post/ledger-item.ts';
 import { selectItemsNeedingOperator } from '../../post/ledger-queries.ts';
@@ -28,12 +29,12 @@ function formatReview(pipeline: string, items: readonly LedgerItem[]): string {
 }
 
 /** `idem review PIPELINE [--mark-posted REF --remote-ref X | --retry REF]`. */
-export async function reviewCommand(name: string, options: { markPosted?: string; remoteRef?: string; retry?: string; destination?: string }): Promise<number> {
+export async function reviewCommand(name: string, options: { markPosted?: string; remoteRef?: string; retry?: string; destination?: string }): Promise<Outcome> {
   const config = loadConfig();
   assertPipelineExists(config.projectDir, name);
   if (options.markPosted !== undefined && options.retry !== undefined) throw new UsageError('use either --mark-posted or --retry, not both');
   if (options.markPosted !== undefined && options.remoteRef === undefined) throw new UsageError('--mark-posted needs --remote-ref <id>');
-  return withSession(
+  return withSession<Outcome>(
     async ({ db }) => {
       const ref = { jobName: name, ...(options.destination ? { destination: options.destination } : {}), nowIso: new Date().toISOString() };
       if (options.markPosted !== undefined) {
@@ -45,7 +46,7 @@ export async function reviewCommand(name: string, options: { markPosted?: string
       } else {
         process.stdout.write(formatReview(name, await selectItemsNeedingOperator(db, { jobName: name })));
       }
-      return 0;
+      return 'completed';
     },
     { config },
   );

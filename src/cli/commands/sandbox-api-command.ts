@@ -1,7 +1,8 @@
+import type { Outcome } from '../../outcome/outcome.ts';
 import { startSandboxApi } from '../../sandbox/start-sandbox-api.ts';
 
 /** `idem sandbox-api`: serves the sandbox accounting API until SIGINT or SIGTERM. */
-export async function sandboxApiCommand(options: { port: number; host: string; latencyMs: number; idempotencyKeys: boolean }): Promise<number> {
+export async function sandboxApiCommand(options: { port: number; host: string; latencyMs: number; idempotencyKeys: boolean }): Promise<Outcome> {
   const api = await startSandboxApi(options);
   process.stdout.write(`sandbox accounting API listening on ${api.url}\n`);
   await new Promise<void>((resolve) => {
@@ -9,5 +10,5 @@ export async function sandboxApiCommand(options: { port: number; host: string; l
     process.once('SIGTERM', resolve);
   });
   await api.close();
-  return 0;
+  return 'completed';
 }

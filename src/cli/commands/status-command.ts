@@ -1,4 +1,5 @@
 import { loadConfig } from '../../config/load-config.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
 import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
 import { countItemsNeedingOperator } from '../../post/ledger-queries.ts';
 import { parseBusinessDate } from '../../runs/business-date.ts';
@@ -32,11 +33,11 @@ function summarize(counts: JobRun['counts']): string {
  * `idem status [PIPELINE] [--date D] [--json]`: run history, stuck runs (`started` with no
  * heartbeat for longer than the lock lease), and ledger items needing an operator.
  */
-export async function statusCommand(name: string | undefined, options: { date?: string; json?: boolean; limit?: number }): Promise<number> {
+export async function statusCommand(name: string | undefined, options: { date?: string; json?: boolean; limit?: number }): Promise<Outcome> {
   const config = loadConfig();
   if (name !== undefined) assertPipelineExists(config.projectDir, name);
   const runKey = options.date === undefined ? undefined : parseBusinessDate(options.date);
-  return withSession(
+  return withSession<Outcome>(
     async ({ db }) => {
       const runs = await listJobRuns(db, { ...(name ? { jobName: name } : {}), ...(runKey ? { runKey } : {}), limit: options.limit ?? 50 });
       const operator = await countItemsNeedingOperator(db, name);
@@ -45,7 +46,7 @@ export async function statusCommand(name: string | undefined, options: { date?: 
       const view = runs.map((run) => ({ ...run, stuck: isStuck(run, nowMs, staleMs), durationMs: durationMs(run) }));
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ runs: view, itemsNeedingOperator: operator }, null, 2)}\n`);
-        return 0;
+        return 'completed';
       }
       const rows = view.map((r) => [
         r.jobName,
@@ -61,7 +62,7 @@ export async function statusCommand(name: string | undefined, options: { date?: 
         out += `\n${job}: ${review} item(s) in review, ${failed} failed — see idem review ${job}\n`;
       }
       process.stdout.write(out);
-      return 0;
+      return 'completed';
     },
     { config },
   );

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import type { RunContext } from '../runner/run-context.ts';
-import { runPipeline } from '../runner/run-pipeline.ts';
-import type { RunResult } from '../runner/run-result.ts';
-import { dateRunKey, type RunKey } from '../runs/run-key.ts';
 import { csvLine } from '../dialect/csv-line.ts';
-import { listQuarantine } from './quarantine-queries.ts';
+import { listQuarantine } from '../quarantine/quarantine-queries.ts';
+import { dateRunKey, type RunKey } from '../runs/run-key.ts';
+import type { RunContext } from './run-context.ts';
+import { runPipeline } from './run-pipeline.ts';
+import type { RunResult } from './run-result.ts';
 
 /**
  * Re-stages a run key's quarantined rows after a fix (a corrected pipeline, or corrected raw
