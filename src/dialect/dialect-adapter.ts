@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ColumnSpec } from '../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
-import type { LedgerClaimRequest } from './ledger-claim.ts';
+import type { SkipLockedSyntax } from './skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
 
 /** The dialects idem speaks. Only adapters and logs look at this name. */
@@ -10,8 +10,9 @@ export type DialectName = 'postgres' | 'sqlite' | 'mysql' | 'mssql';
 /**
  * Everything that differs between databases, behind one interface. Each dialect has a folder
  * with the same files: `<d>-dialect.ts` (this interface), `<d>-app-lock.ts`, `<d>-bulk-load.ts`,
- * `<d>-upsert.ts`, `<d>-ledger-claim.ts` and `<d>-types.ts`. Code above the adapter never asks which database it
- * talks to.
+ * `<d>-upsert.ts` and `<d>-types.ts`. Code above the adapter never asks which database it talks
+ * to; where a statement's shape differs, it reads a capability (`supportsReturning`,
+ * `skipLocked`, …) and builds the statement itself.
  */
 export interface DialectAdapter {
   readonly name: DialectName;
@@ -62,14 +63,45 @@ export interface DialectAdapter {
    */
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts>;
   /**
-   * Claims up to `request.limit` claimable post ledger rows of one run at one destination for
-   * one worker (see `LedgerClaimRequest`), so that concurrent claimers in other processes never
-   * take the same row nor wait on each other's claims (PostgreSQL and MySQL/MariaDB
-   * `FOR UPDATE SKIP LOCKED`, SQL Server `UPDLOCK, READPAST, ROWLOCK`, SQLite its single writer).
-   * Commits on its own.
-   * @returns the claimed rows as the driver read them (every `post_ledger` column), in id order.
+   * How this dialect skips rows other transactions hold locked in a locking read (see
+   * `SkipLockedSyntax`): the post ledger's claim reads with it, so concurrent claimers in other
+   * processes never take the same row nor wait on each other's claims. `{ tableHint: '', suffix: '' }`
+   * where the dialect has no row locks to skip.
+   * - PostgreSQL: suffix ` for update skip locked`
+   *   (https://www.postgresql.org/docs/current/sql-select.html#SQL-FOR-UPDATE-SHARE).
+   * - MySQL 8.0+ / MariaDB 10.6+: suffix ` for update skip locked`
+   *   (https://dev.mysql.com/doc/refman/8.0/en/innodb-locking-reads.html,
+   *   https://mariadb.com/kb/en/select/#skip-locked).
+   * - SQL Server: table hint ` with (updlock, readpast, rowlock)`: update locks so two claimers
+   *   never both take a row, READPAST so one skips (not waits for) rows another holds locked, row
+   *   locks so it does not escalate to page locks that READPAST would skip whole
+   *   (https://learn.microsoft.com/sql/t-sql/queries/hints-transact-sql-table).
+   * - SQLite: none. It has one writer at a time and an UPDATE takes the write lock before it
+   *   reads, so a claim's read and its update see the same rows.
    */
-  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]>;
+  readonly skipLocked: SkipLockedSyntax;
+  /**
+   * Whether `UPDATE … RETURNING *` returns the changed rows, so a claim is one statement.
+   * `false` where the dialect lacks it. PostgreSQL: `true`
+   * (https://www.postgresql.org/docs/current/sql-update.html). SQLite 3.35+: `true`
+   * (https://www.sqlite.org/lang_returning.html). MySQL and MariaDB have no `UPDATE … RETURNING`
+   * (a claim there is a locking read, then an update of its ids, in one transaction). SQL
+   * Server: see `supportsOutput`.
+   */
+  readonly supportsReturning: boolean;
+  /**
+   * Whether `UPDATE … OUTPUT inserted.*` returns the changed rows (T-SQL), so a claim is one
+   * statement: an UPDATE through an ordered `TOP (n)` common table expression (a bare
+   * `UPDATE TOP (n)` takes arbitrary rows). `false` where the dialect lacks it. SQL Server: `true`
+   * (https://learn.microsoft.com/sql/t-sql/queries/output-clause-transact-sql).
+   */
+  readonly supportsOutput: boolean;
+  /**
+   * The rows of a `knex.raw` result. knex answers a raw statement with whatever the driver
+   * answers (https://knexjs.org/guide/raw.html): pg a result with `rows`, mysql2
+   * `[rows, fields]`, better-sqlite3 and tedious the rows themselves.
+   */
+  rawRows(result: unknown): Record<string, unknown>[];
   /**
    * Whether an error is a lock conflict the database resolved by failing one statement or
    * transaction (a deadlock victim, a lock wait timeout, a busy database): running the same work

@@ -5,7 +5,7 @@ import { requestJson } from '../http/request-json.ts';
 import { sendWithRetry, type RetryInfo } from '../http/send-with-retry.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
-import type { LedgerItem, LedgerStatus } from './ledger-item.ts';
+import type { LedgerItem, LedgerStatus } from '../ledger/ledger-item.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 
 /** How one item's post ended: the ledger change to record. */
@@ -30,6 +30,8 @@ export interface PostItemContext {
    * @throws ClaimLostError when this process no longer holds the item's claim.
    */
   readonly markSending: () => Promise<void>;
+  /** Called once, just before the item's first request (or look-up) goes out. */
+  readonly onFirstRequest?: () => void;
   readonly onRetry?: (info: RetryInfo) => void;
   /** Injected in tests so long waits do not sleep. */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -55,16 +57,24 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   if (strategy === 'idempotency-key') headers['idempotency-key'] = item.idempotencyKey;
   let attempts = 0;
   let found = false;
+  let requested = false;
 
+  const send: typeof requestJson = (dispatcher, options) => {
+    if (!requested) {
+      requested = true;
+      ctx.onFirstRequest?.();
+    }
+    return requestJson(dispatcher, options);
+  };
   const create = async (): Promise<string> => {
-    const response = await requestJson(agent, { method: request.method, url: `${destination.url}${request.path}`, headers: { ...headers, ...request.headers }, body: request.body });
+    const response = await send(agent, { method: request.method, url: `${destination.url}${request.path}`, headers: { ...headers, ...request.headers }, body: request.body });
     return definition.remoteReference(response.body);
   };
   const attempt = async (): Promise<string> => {
     attempts += 1;
     if (strategy === 'check-before-create') {
       const lookup = definition.lookup!;
-      const response = await requestJson(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers });
+      const response = await send(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers });
       const existing = lookup.find(response.body, row);
       if (existing !== undefined) {
         found = true;

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
  */
 export interface PostWorker {
   /**
-   * Written to `post_ledger.claimed_by`; unique per process, for example
+   * Written to the ledger's `claimed_by`; unique per process, for example
    * `worker 0b6f…, pid 4242 on etl-7`. A run's name starts with `run `, a worker's with `worker `.
    */
   readonly name: string;

@@ -7,10 +7,9 @@ import { UsageError } from '../errors/usage-error.ts';
 import { createHttpAgent } from '../http/create-http-agent.ts';
 import { requestJson } from '../http/request-json.ts';
 import { sendWithRetry } from '../http/send-with-retry.ts';
-import { column } from '../pipeline/column-type.ts';
+import { requeueForRepair } from '../ledger/ledger-outcomes.ts';
+import { selectPostedItems } from '../ledger/ledger-reports.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { idempotencyKey } from './idempotency-key.ts';
-import { toLedgerItem } from './ledger-queries.ts';
 import { readPostedRows } from './read-posted-rows.ts';
 import { resolveDestination } from './resolve-destination.ts';
 
@@ -28,8 +27,8 @@ export interface ReconcileCounts {
 /**
  * `--force-reconcile`: asks each destination, by its look-up, about every record the ledger says
  * is posted for this run key. A missing or different record's item goes back to `pending` under a
- * new repair idempotency key (the same key would only replay the first, now lost, response), so
- * the normal post stage repairs it through the destination's strategy.
+ * new repair idempotency key (see `requeueForRepair`), so the normal post stage repairs it
+ * through the destination's strategy.
  * @throws UsageError when a destination has no `lookup`.
  */
 export async function reconcileRun(
@@ -45,7 +44,7 @@ export async function reconcileRun(
     if (!lookup) throw new UsageError(`--force-reconcile needs a lookup on destination "${definition.name}"`);
     const log = run.log.child({ stage: 'reconcile', destination: destination.name });
     await run.lock.assertHeld();
-    const items = ((await db.knex('post_ledger').where({ job_name: pipeline.name, run_key: run.runKey, destination: destination.name, status: 'posted' }).orderBy('id')) as Parameters<typeof toLedgerItem>[0][]).map(toLedgerItem);
+    const items = await selectPostedItems(db, { jobName: pipeline.name, runKey: run.runKey, destination: destination.name });
     const rows = await readPostedRows(db, pipeline, items);
     const counts = { checked: 0, present: 0, missing: 0, different: 0 };
     const agent = createHttpAgent(destination.http);
@@ -63,14 +62,8 @@ export async function reconcileRun(
           const list = (response.body as { data?: unknown[] } | undefined)?.data;
           const kind = Array.isArray(list) && list.length > 0 ? 'different' : 'missing';
           counts[kind] += 1;
-          const repair = (Number(/#repair-(\d+)$/.exec(item.idempotencyKey)?.[1] ?? 0) || 0) + 1;
           log.warn({ reference: item.sourceReference, found: kind }, `${item.sourceReference} is ${kind} at ${destination.name}: sending it again`);
-          await db.knex('post_ledger').where({ id: item.id }).update({
-            status: 'pending',
-            idempotency_key: `${idempotencyKey(pipeline.name, item.sourceSystem, item.sourceReference, item.version)}#repair-${repair}`,
-            last_error: `reconcile: ${kind} at the destination`,
-            updated_at: db.adapter.toDriverValue(column.instant(), ctx.now()),
-          });
+          await requeueForRepair(db, item, { reason: `reconcile: ${kind} at the destination`, nowIso: ctx.now() });
         },
         { concurrency: destination.http.concurrency },
       );

@@ -1,8 +1,9 @@
 import type { Database } from '../db/database.ts';
 import { UsageError } from '../errors/usage-error.ts';
-import { column } from '../pipeline/column-type.ts';
-import type { LedgerItem } from './ledger-item.ts';
-import { countLedgerItems, selectItemsNeedingOperator, updateLedgerItem } from './ledger-queries.ts';
+import type { LedgerItem } from '../ledger/ledger-item.ts';
+import { updateLedgerItem } from '../ledger/ledger-outcomes.ts';
+import { countLedgerItems, selectItemsNeedingOperator } from '../ledger/ledger-reports.ts';
+import { completeReviewedJobRun } from '../runs/job-runs-queries.ts';
 
 /** Which item an operator means: a pipeline's record reference, and the destination when several hold it. */
 export interface ReviewItemRef {
@@ -35,14 +36,8 @@ export async function markReviewItemPosted(
   const item = await findOne(db, ref);
   await updateLedgerItem(db, item.id, { status: 'posted', nowIso: ref.nowIso, remoteReference: ref.remoteReference, failureKind: null });
   const open = await countLedgerItems(db, { jobName: item.jobName, runKey: item.runKey });
-  let runCompleted = false;
-  if ((open.failed ?? 0) + (open.review ?? 0) + (open.pending ?? 0) + (open.sending ?? 0) === 0) {
-    const now = db.adapter.toDriverValue(column.instant(), ref.nowIso);
-    const updated = await db.knex('job_runs')
-      .where({ job_name: item.jobName, run_key: item.runKey, status: 'needs_review' })
-      .update({ status: 'completed', updated_at: now, finished_at: now });
-    runCompleted = updated === 1;
-  }
+  const stillOpen = (open.failed ?? 0) + (open.review ?? 0) + (open.pending ?? 0) + (open.sending ?? 0) > 0;
+  const runCompleted = !stillOpen && (await completeReviewedJobRun(db, { jobName: item.jobName, runKey: item.runKey, now: ref.nowIso }));
   return { item, runCompleted };
 }
 

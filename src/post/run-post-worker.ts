@@ -6,7 +6,7 @@ import { coerceError } from '../errors/coerce-error.ts';
 import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
-import type { PostCounts } from './post-stage.ts';
+import type { PostCounts } from './post-counts.ts';
 import { postWorkerName, type PostWorker } from './post-worker.ts';
 import { sharePostStage } from './share-post-stage.ts';
 

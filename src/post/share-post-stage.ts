@@ -5,7 +5,8 @@ import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { ProgressFactory } from '../progress/progress.ts';
 import { finishPostedRun, type PostedRunState } from './finish-posted-run.ts';
-import { addPostCounts, postStage, type PostCounts } from './post-stage.ts';
+import { addPostCounts, type PostCounts } from './post-counts.ts';
+import { postStage } from './post-stage.ts';
 import type { PostWorker } from './post-worker.ts';
 
 /**

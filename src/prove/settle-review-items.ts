@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { selectItemsNeedingOperator } from '../post/ledger-queries.ts';
+import { selectItemsNeedingOperator } from '../ledger/ledger-reports.ts';
 import { markReviewItemPosted, retryReviewItem } from '../post/resolve-review-item.ts';
 import type { DestinationStandIns } from './destination-stand-ins.ts';
 

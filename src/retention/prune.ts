@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
+import { deleteByIds } from '../db/delete-by-ids.ts';
+import { pruneLedger } from '../ledger/prune-ledger.ts';
 import { column } from '../pipeline/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { appLockName } from '../runner/app-lock-name.ts';
 
-/** Rows deleted per statement: keeps each statement small on every dialect. */
-const BATCH = 500;
 const HOUR_MS = 3_600_000;
 /** Stripe keeps idempotency keys for 24 hours. */
 const DEFAULT_IDEMPOTENCY_WINDOW_HOURS = 24;
@@ -21,7 +21,7 @@ export interface PruneCounts {
 }
 
 async function deleteIds(db: Database, table: string, ids: readonly (number | string)[], dryRun: boolean): Promise<number> {
-  if (!dryRun) for (let i = 0; i < ids.length; i += BATCH) await db.knex(table).whereIn('id', ids.slice(i, i + BATCH)).delete();
+  if (!dryRun) await deleteByIds(db, table, ids);
   return ids.length;
 }
 
@@ -30,10 +30,8 @@ async function deleteIds(db: Database, table: string, ids: readonly (number | st
  * - `job_runs`: `completed` runs (failed and review runs stay: they still need someone), but
  *   never a job's newest completed business date, where `--catch-up` starts;
  * - `quarantine`: every row;
- * - `post_ledger`: `superseded` rows, and `posted` rows that a newer posted version of the same
- *   record replaces. The newest posted version of a record is never pruned: it is what stops a
- *   rerun of an old date from posting that record again. Ledger rows also stay at least the
- *   destination's idempotency window (`idempotencyWindowHours`);
+ * - the post ledger: rows nothing needs any more (see `pruneLedger`), which also stay at least
+ *   the destination's idempotency window (`idempotencyWindowHours`);
  * - staging rows left behind by failed runs, taken under each pipeline's app lock.
  */
 export async function prune(
@@ -56,25 +54,8 @@ export async function prune(
   for (const pipeline of pipelines) {
     for (const destination of pipeline.destinations) {
       const windowMs = (destination.idempotencyWindowHours ?? DEFAULT_IDEMPOTENCY_WINDOW_HOURS) * HOUR_MS;
-      const before = instant(nowMs - Math.max(options.olderThanMs, windowMs));
-      const scope = { job_name: pipeline.name, destination: destination.name };
-      const superseded = await ids(db.knex('post_ledger').where({ ...scope, status: 'superseded' }).where('updated_at', '<', before));
-      // Read, then delete by id: MySQL cannot delete from a table its subquery reads.
-      const replaced = (
-        (await db.knex('post_ledger as l')
-          .where({ 'l.job_name': pipeline.name, 'l.destination': destination.name, 'l.status': 'posted' })
-          .where('l.posted_at', '<', before)
-          .whereExists((newer) =>
-            newer
-              .select(db.knex.raw('1'))
-              .from('post_ledger as n')
-              .whereRaw('n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference')
-              .where('n.status', 'posted')
-              .whereRaw('n.id > l.id'),
-          )
-          .select('l.id as id')) as { id: number | string }[]
-      ).map((r) => r.id);
-      ledger += await deleteIds(db, 'post_ledger', [...superseded, ...replaced], options.dryRun);
+      const beforeIso = new Date(nowMs - Math.max(options.olderThanMs, windowMs)).toISOString();
+      ledger += await pruneLedger(db, { jobName: pipeline.name, destination: destination.name, beforeIso, dryRun: options.dryRun });
     }
   }
 

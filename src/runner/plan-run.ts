@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { column } from '../pipeline/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { postableItemsQuery } from '../post/ledger-queries.ts';
+import { postableItemsQuery } from '../ledger/ledger-reports.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
 import type { PlanPart, RunPlan } from './run-plan.ts';

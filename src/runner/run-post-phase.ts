@@ -1,5 +1,5 @@
 import type { AppLock } from '../dialect/app-lock.ts';
-import { releaseClaimsOf, requeueTransientFailures } from '../post/ledger-queries.ts';
+import { releaseClaimsOf, requeueTransientFailures } from '../ledger/ledger-claims.ts';
 import { postWorkerName, RUN_WORKER_PREFIX, type PostWorker } from '../post/post-worker.ts';
 import { sharePostStage } from '../post/share-post-stage.ts';
 import { enterPostStage } from '../runs/job-runs-queries.ts';

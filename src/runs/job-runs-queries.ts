@@ -117,6 +117,20 @@ export function completePostedJobRun(
 }
 
 /**
+ * Completes a run key left `needs_review` once an operator has resolved its last open ledger
+ * item (`idem review --mark-posted`): `completed`, finished now; its counts stay as the run wrote
+ * them.
+ * @returns whether this call completed it (false: the run key is not in `needs_review`).
+ */
+export async function completeReviewedJobRun(db: Database, args: { jobName: string; runKey: string; now: string }): Promise<boolean> {
+  const now = db.adapter.toDriverValue(INSTANT, args.now);
+  const updated = await db.knex('job_runs')
+    .where({ job_name: args.jobName, run_key: args.runKey, status: 'needs_review' })
+    .update({ status: 'completed', updated_at: now, finished_at: now });
+  return updated === 1;
+}
+
+/**
  * The run history, newest run key first within each job: every job, one job, or one run key.
  * @param filter.limit the most rows. @defaultValue 50
  */

@@ -2,7 +2,7 @@ import type { Database } from '../db/database.ts';
 import type { UpsertCounts } from '../dialect/upsert-plan.ts';
 import { column } from '../pipeline/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { enqueueLedgerItems } from '../post/ledger-queries.ts';
+import { enqueueLedgerItems } from '../ledger/enqueue-ledger-items.ts';
 
 /** The target columns the post stage reads rows by. */
 const TARGET_KEY_COLUMNS = ['source_system', 'source_reference', 'row_hash'];

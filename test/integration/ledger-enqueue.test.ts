@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { enqueueLedgerItems } from '../../src/post/ledger-queries.ts';
+import { enqueueLedgerItems } from '../../src/ledger/enqueue-ledger-items.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { openMigratedDatabase } from '../helpers/test-db.ts';
 

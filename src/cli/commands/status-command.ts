@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config/load-config.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
-import { countItemsNeedingOperator } from '../../post/ledger-queries.ts';
+import { countItemsNeedingOperator } from '../../ledger/ledger-reports.ts';
 import { parseBusinessDate } from '../../runs/business-date.ts';
 import { isStuck } from '../../runs/is-stuck.ts';
 import type { JobRun } from '../../runs/job-run.ts';

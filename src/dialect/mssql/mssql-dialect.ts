@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
-import type { LedgerClaimRequest } from '../ledger-claim.ts';
-import { claimMssqlLedgerItems } from './mssql-ledger-claim.ts';
+import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMssqlAppLock } from './mssql-app-lock.ts';
@@ -35,6 +34,10 @@ export interface MssqlDialectOptions {
  */
 export class MssqlDialect implements DialectAdapter {
   readonly name = 'mssql' as const;
+  /** Skips locked rows by the table hints `UPDLOCK, READPAST, ROWLOCK`. */
+  readonly skipLocked: SkipLockedSyntax = { tableHint: ' with (updlock, readpast, rowlock)', suffix: '' };
+  readonly supportsReturning = false;
+  readonly supportsOutput = true;
   readonly #settings: MssqlConnectionSettings;
   readonly #requestTimeoutMs: number;
 
@@ -98,8 +101,9 @@ export class MssqlDialect implements DialectAdapter {
     return number === 1205 || number === 1222;
   }
 
-  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
-    return claimMssqlLedgerItems(knex, request);
+  /** tedious (through knex) answers a raw statement with the rows. */
+  rawRows(result: unknown): Record<string, unknown>[] {
+    return result as Record<string, unknown>[];
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -3,8 +3,7 @@ import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
-import type { LedgerClaimRequest } from '../ledger-claim.ts';
-import { claimMysqlLedgerItems } from './mysql-ledger-claim.ts';
+import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMysqlAppLock } from './mysql-app-lock.ts';
 import { mysqlBulkLoad, type MysqlLoadSettings } from './mysql-bulk-load.ts';
@@ -45,6 +44,10 @@ interface MysqlServer extends MysqlLoadSettings {
  */
 export class MysqlDialect implements DialectAdapter {
   readonly name = 'mysql' as const;
+  /** Skips locked rows by `FOR UPDATE SKIP LOCKED` (MySQL 8.0+, MariaDB 10.6+). */
+  readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
+  readonly supportsReturning = false;
+  readonly supportsOutput = false;
   readonly #options: ConnectionOptions;
   #server: MysqlServer | undefined;
 
@@ -146,8 +149,9 @@ export class MysqlDialect implements DialectAdapter {
     return errno === 1213 || errno === 1205;
   }
 
-  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
-    return claimMysqlLedgerItems(knex, request);
+  /** mysql2 answers a raw statement with `[rows, fields]`. */
+  rawRows(result: unknown): Record<string, unknown>[] {
+    return (result as [Record<string, unknown>[], unknown])[0];
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -3,8 +3,7 @@ import type pg from 'pg';
 import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
-import type { LedgerClaimRequest } from '../ledger-claim.ts';
-import { claimPostgresLedgerItems } from './postgres-ledger-claim.ts';
+import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -21,6 +20,10 @@ import { postgresUpsert } from './postgres-upsert.ts';
  */
 export class PostgresDialect implements DialectAdapter {
   readonly name = 'postgres' as const;
+  /** Skips locked rows by `FOR UPDATE SKIP LOCKED`. */
+  readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
+  readonly supportsReturning = true;
+  readonly supportsOutput = false;
   readonly #url: string;
   #lockSessions: pg.Pool | undefined;
 
@@ -79,8 +82,9 @@ export class PostgresDialect implements DialectAdapter {
     return code === '40P01' || code === '40001';
   }
 
-  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
-    return claimPostgresLedgerItems(knex, request);
+  /** pg answers a raw statement with a result whose `rows` are the rows. */
+  rawRows(result: unknown): Record<string, unknown>[] {
+    return (result as { rows: Record<string, unknown>[] }).rows;
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

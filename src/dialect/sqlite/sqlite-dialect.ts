@@ -5,8 +5,7 @@ import type { ColumnSpec } from '../../pipeline/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
-import type { LedgerClaimRequest } from '../ledger-claim.ts';
-import { claimSqliteLedgerItems } from './sqlite-ledger-claim.ts';
+import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
@@ -28,6 +27,10 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
  */
 export class SqliteDialect implements DialectAdapter {
   readonly name = 'sqlite' as const;
+  /** No row locks: SQLite's single writer serialises claimers. */
+  readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: '' };
+  readonly supportsReturning = true;
+  readonly supportsOutput = false;
   readonly #filename: string;
 
   constructor(filename: string) {
@@ -95,8 +98,9 @@ export class SqliteDialect implements DialectAdapter {
     return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
   }
 
-  claimLedgerItems(knex: Knex, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
-    return claimSqliteLedgerItems(knex, request);
+  /** better-sqlite3 answers a raw statement that returns rows with the rows. */
+  rawRows(result: unknown): Record<string, unknown>[] {
+    return result as Record<string, unknown>[];
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

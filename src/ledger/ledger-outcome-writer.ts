@@ -1,36 +1,46 @@
+import type { Queryable } from '../db/queryable.ts';
 import { retryLockConflict } from '../db/retry-lock-conflict.ts';
-import type { LedgerChange, Queryable } from './ledger-queries.ts';
-import { MAX_BATCH_CHANGES, updateLedgerItem, updateLedgerItems } from './ledger-queries.ts';
-
-type Change = LedgerChange;
+import { MAX_BATCH_CHANGES, updateLedgerItem, updateLedgerItems, type LedgerChange } from './ledger-outcomes.ts';
 
 /** Outcomes written per statement. */
 const FLUSH_ITEMS = MAX_BATCH_CHANGES;
 
 /**
- * Writes post outcomes to the ledger in batches (one UPDATE per batch of a process's claimed
- * items, see `updateLedgerItems`) instead of one commit per item, so the post stage waits on the
- * destination, not on the database. Only for strategies where an
- * outcome lost to a crash is harmless: the item is still `pending`, and the rerun sends it with
- * the same idempotency key, or looks it up first. (mark-before-send writes every change at
- * once: an item left `sending` goes to review.)
+ * Writes post outcomes to the ledger, batched or one at a time.
+ *
+ * Batched (`batched: true`): one UPDATE per batch of a process's claimed items (see
+ * `updateLedgerItems`) instead of one commit per item, so the post stage waits on the
+ * destination, not on the database. Only for strategies where an outcome lost to a crash is
+ * harmless: the item is still `pending`, and the rerun sends it with the same idempotency key, or
+ * looks it up first.
+ *
+ * One at a time (`batched: false`): every outcome is committed before {@link record} resolves.
+ * mark-before-send needs it: an item left `sending` by a crash goes to review.
  */
 export class LedgerOutcomeWriter {
   readonly #q: Queryable;
-  #buffer: [number, Change][] = [];
+  readonly #batched: boolean;
+  #buffer: [number, LedgerChange][] = [];
   #writing: Promise<void> = Promise.resolve();
   #failed: Error | undefined;
 
-  constructor(q: Queryable) {
+  constructor(q: Queryable, options: { batched: boolean }) {
     this.#q = q;
+    this.#batched = options.batched;
   }
 
   /**
-   * Queues one outcome; once enough are queued, starts writing them as one batch without waiting
-   * for it (the caller goes on sending; `flush` waits).
-   * @throws the error of an earlier batch that failed to write, so the caller stops sending.
+   * Records one outcome. Batched, it is queued, and once enough are queued they start being
+   * written as one batch without waiting for it (the caller goes on sending; `flush` waits).
+   * One at a time, it is written at once.
+   * @throws (batched) the error of an earlier batch that failed to write, so the caller stops
+   *   sending; (one at a time) the write's own error.
    */
-  add(id: number, change: Change): void {
+  async record(id: number, change: LedgerChange): Promise<void> {
+    if (!this.#batched) {
+      await updateLedgerItem(this.#q, id, change);
+      return;
+    }
     if (this.#failed) throw this.#failed;
     this.#buffer.push([id, change]);
     if (this.#buffer.length >= FLUSH_ITEMS) {

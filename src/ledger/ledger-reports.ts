@@ -1,0 +1,43 @@
+import type { Knex } from 'knex';
+import type { Queryable } from '../db/queryable.ts';
+import { LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow, type LedgerStatus } from './ledger-item.ts';
+
+/** The ledger rows a run's post stage sends to one destination: `pending`, and `failed` transiently. */
+export function postableItemsQuery(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Knex.QueryBuilder {
+  return q.knex(LEDGER)
+    .where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination })
+    .where((w) => w.where('status', 'pending').orWhere((f) => f.where('status', 'failed').where('failure_kind', 'transient')));
+}
+
+/** Counts a run's items by status, for the run's outcome. */
+export async function countLedgerItems(q: Queryable, args: { jobName: string; runKey: string }): Promise<Partial<Record<LedgerStatus, number>>> {
+  const rows = (await q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey }).select('status').count({ n: '*' }).groupBy('status')) as {
+    status: LedgerStatus;
+    n: number | string;
+  }[];
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
+/** A run's `posted` items at one destination, in id order: what `--force-reconcile` checks. */
+export async function selectPostedItems(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Promise<LedgerItem[]> {
+  const rows = (await q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination, status: 'posted' }).orderBy('id')) as LedgerRow[];
+  return rows.map(toLedgerItem);
+}
+
+/** The items of a pipeline that need an operator (`review`, `failed`), oldest first. */
+export async function selectItemsNeedingOperator(q: Queryable, args: { jobName: string; reference?: string }): Promise<LedgerItem[]> {
+  const query = q.knex(LEDGER).where({ job_name: args.jobName }).whereIn('status', ['review', 'failed']).orderBy('id');
+  if (args.reference !== undefined) query.where({ source_reference: args.reference });
+  return ((await query) as LedgerRow[]).map(toLedgerItem);
+}
+
+/** Items in `review` and `failed` per pipeline (all pipelines, or one). */
+export async function countItemsNeedingOperator(q: Queryable, jobName?: string): Promise<Record<string, { review: number; failed: number }>> {
+  const query = q.knex(LEDGER).whereIn('status', ['review', 'failed']).select('job_name', 'status').count({ n: '*' }).groupBy('job_name', 'status');
+  if (jobName !== undefined) query.where({ job_name: jobName });
+  const out: Record<string, { review: number; failed: number }> = {};
+  for (const row of (await query) as { job_name: string; status: 'review' | 'failed'; n: number | string }[]) {
+    (out[row.job_name] ??= { review: 0, failed: 0 })[row.status] = Number(row.n);
+  }
+  return out;
+}

@@ -1,0 +1,94 @@
+import type { Database } from '../db/database.ts';
+import { claimLedgerItems } from '../ledger/ledger-claims.ts';
+import type { LedgerItem } from '../ledger/ledger-item.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import type { PostWorker } from './post-worker.ts';
+import { readTargetRows, type TargetRow } from './read-posted-rows.ts';
+
+/**
+ * Items claimed per claim: enough that claiming is a small share of the work, few enough that
+ * workers sharing a run split it finely. Scales with the destination's concurrency.
+ */
+export function claimBatchSize(concurrency: number): number {
+  return Math.min(500, Math.max(16, concurrency * 8));
+}
+
+/** A claimed ledger item with the target row it posts (`undefined`: its version is superseded). */
+export interface ClaimedItem {
+  readonly item: LedgerItem;
+  readonly row: TargetRow | undefined;
+}
+
+/** What a {@link BatchClaimer} claims, for whom, and how. */
+export interface BatchClaimerOptions {
+  readonly db: Database;
+  readonly pipeline: PipelineDefinition;
+  /** The run key's items at one destination. */
+  readonly scope: { readonly jobName: string; readonly runKey: string; readonly destination: string };
+  readonly worker: PostWorker;
+  /** The destination's concurrency: sizes the batches (see {@link claimBatchSize}) and when the next is claimed. */
+  readonly concurrency: number;
+  /** How long a claim lives, in ms, unless renewed. */
+  readonly claimTtlMs: number;
+  readonly now: () => string;
+  /** Runs before every claim, once the worker has proved it may post. */
+  readonly beforeClaim?: () => Promise<void>;
+}
+
+/**
+ * The claim loop of one destination's pass: claims batches of the run's `pending` ledger items
+ * (see `claimLedgerItems`) for one worker, and hands them out one at a time, with their target
+ * rows, until a claim finds nothing. Every claim first proves the worker may post
+ * (`PostWorker.assertMayPost`).
+ *
+ * The next batch is claimed while the current one is still being sent, once half of it is handed
+ * out: a claim and its rows take a few round trips, longer on a loaded database than
+ * `concurrency` items take to send, so the sending slots never drain between batches.
+ */
+export class BatchClaimer {
+  readonly #options: BatchClaimerOptions;
+  readonly #limit: number;
+  /**
+   * Claims go on after the last id claimed; once that finds nothing, one more from the start
+   * picks up what lapsed claims or requeues freed behind it.
+   */
+  #afterId = 0;
+
+  constructor(options: BatchClaimerOptions) {
+    this.#options = options;
+    this.#limit = claimBatchSize(options.concurrency);
+  }
+
+  /** The claimed items, in claim order; ends when a claim finds nothing. @throws what a claim throws. */
+  async *items(): AsyncGenerator<ClaimedItem> {
+    const prefetchAt = Math.max(this.#options.concurrency, Math.floor(this.#limit / 2));
+    let next: Promise<ClaimedItem[]> | undefined = this.#claimBatch();
+    let buffer: ClaimedItem[] = [];
+    for (;;) {
+      if (buffer.length === 0) {
+        buffer = await next!;
+        next = undefined;
+        if (buffer.length === 0) return;
+      }
+      if (next === undefined && buffer.length <= prefetchAt) {
+        next = this.#claimBatch();
+        // Handled where it is awaited; this only keeps an early failure from being "unhandled".
+        next.catch(() => undefined);
+      }
+      yield buffer.shift()!;
+    }
+  }
+
+  async #claimBatch(): Promise<ClaimedItem[]> {
+    const { db, pipeline, scope, worker, now } = this.#options;
+    await worker.assertMayPost();
+    await this.#options.beforeClaim?.();
+    const claim = (afterId: number): Promise<LedgerItem[]> =>
+      claimLedgerItems(db, { ...scope, worker: worker.name, limit: this.#limit, nowIso: now(), ttlMs: this.#options.claimTtlMs, afterId });
+    let items = await claim(this.#afterId);
+    if (items.length === 0 && this.#afterId > 0) items = await claim(0);
+    this.#afterId = items.at(-1)?.id ?? this.#afterId;
+    const rows = await readTargetRows(db, pipeline, items);
+    return items.map((item) => ({ item, row: rows.get(item.id) }));
+  }
+}

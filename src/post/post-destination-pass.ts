@@ -1,0 +1,77 @@
+import pMap from 'p-map';
+import { createHttpAgent } from '../http/create-http-agent.ts';
+import { moveInterruptedToReview } from '../ledger/ledger-claims.ts';
+import { LedgerOutcomeWriter } from '../ledger/ledger-outcome-writer.ts';
+import { postableItemsQuery } from '../ledger/ledger-reports.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { SILENT_PROGRESS, type Progress } from '../progress/progress.ts';
+import { BatchClaimer } from './batch-claimer.ts';
+import type { DestinationDefinition } from './destination-definition.ts';
+import type { PostCounts } from './post-counts.ts';
+import type { PostPass, PostStageContext } from './post-stage-context.ts';
+import { PostTally } from './post-tally.ts';
+import { resolveDestination } from './resolve-destination.ts';
+import { sendClaimedItem } from './send-claimed-item.ts';
+import { withClaimRenewal } from './with-claim-renewal.ts';
+
+/**
+ * One pass of a process over a run's items at one destination: claims batches of the run's
+ * `pending` items (see `BatchClaimer`) and sends them with the destination's concurrency (see
+ * `sendClaimedItem`) until nothing is left to claim, renewing the process's claims meanwhile
+ * (see `withClaimRenewal`). Under mark-before-send, items left `sending` with no live claim
+ * (their process died mid-request) go to `review` before every claim, and each outcome is
+ * written at once; under the other strategies outcomes are written in batches (see
+ * `LedgerOutcomeWriter`). Logs one line with the pass's counts.
+ * @returns the pass's counts.
+ * @throws whatever `run.worker.assertMayPost` throws (the run: LockLostError), and database errors.
+ */
+export async function postDestinationPass(ctx: PostStageContext, pipeline: PipelineDefinition, definition: DestinationDefinition, run: PostPass): Promise<PostCounts> {
+  const { db, config } = ctx;
+  const destination = resolveDestination(config, definition);
+  const log = run.log.child({ stage: 'post', destination: destination.name });
+  const started = performance.now();
+  const scope = { jobName: pipeline.name, runKey: run.runKey, destination: destination.name };
+  const markBeforeSend = destination.strategy === 'mark-before-send';
+  const tally = new PostTally();
+  const agent = createHttpAgent(destination.http);
+  let progress: Progress | undefined;
+  try {
+    // Read only: every claim below first proves the process may post and moves interrupted items.
+    const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
+    // A later pass that finds nothing to do shows no bar.
+    progress = total > 0 ? (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items') : undefined;
+    const writer = new LedgerOutcomeWriter(db, { batched: !markBeforeSend });
+    const claimer = new BatchClaimer({
+      db,
+      pipeline,
+      scope,
+      worker: run.worker,
+      concurrency: destination.http.concurrency,
+      claimTtlMs: config.claimTtlMs,
+      now: ctx.now,
+      ...(markBeforeSend
+        ? {
+            beforeClaim: async () => {
+              const interrupted = await moveInterruptedToReview(db, { ...scope, nowIso: ctx.now() });
+              if (interrupted > 0) log.warn({ interrupted }, `${interrupted} item(s) were interrupted while sending: moved to review`);
+              tally.interrupted(interrupted);
+            },
+          }
+        : {}),
+    });
+    const item = { db, pipeline, destination, agent, worker: run.worker.name, writer, tally, log, progress, now: ctx.now, ...(ctx.sleep ? { sleep: ctx.sleep } : {}) };
+    const renewal = { db, worker: run.worker.name, claimTtlMs: config.claimTtlMs, now: ctx.now, log, serialize: <T>(task: () => Promise<T>) => writer.serialize(task) };
+    await withClaimRenewal(renewal, async () => {
+      await pMap(claimer.items(), (claimed) => sendClaimedItem(claimed, item), { concurrency: destination.http.concurrency });
+      await writer.flush();
+    });
+  } finally {
+    progress?.stop();
+    await agent.close();
+  }
+  const counts = tally.counts(destination.name, destination.strategy, Math.round(performance.now() - started));
+  const { destination: _name, ...logged } = counts;
+  // One info line per destination and process; a later pass that found nothing says so at debug.
+  log[tally.idle && !run.firstPass ? 'debug' : 'info'](logged, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
+  return counts;
+}

@@ -1,0 +1,80 @@
+import type { Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import type { Database } from '../db/database.ts';
+import { markItemSending } from '../ledger/ledger-claims.ts';
+import type { LedgerOutcomeWriter } from '../ledger/ledger-outcome-writer.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import type { Progress } from '../progress/progress.ts';
+import type { ClaimedItem } from './batch-claimer.ts';
+import { ClaimLostError } from './claim-lost-error.ts';
+import { postItem, type PostItemOutcome } from './post-item.ts';
+import type { PostTally } from './post-tally.ts';
+import { toPostedRow } from './read-posted-rows.ts';
+import type { ResolvedDestination } from './resolved-destination.ts';
+
+/** What {@link sendClaimedItem} sends with, and where it records what happened: one destination's pass. */
+export interface ClaimedItemContext {
+  readonly db: Database;
+  readonly pipeline: PipelineDefinition;
+  readonly destination: ResolvedDestination;
+  readonly agent: Dispatcher;
+  /** The claiming process's name (`PostWorker.name`): outcomes are written only while it holds the claim. */
+  readonly worker: string;
+  readonly writer: LedgerOutcomeWriter;
+  readonly tally: PostTally;
+  readonly log: Logger;
+  readonly progress: Progress | undefined;
+  readonly now: () => string;
+  /** Injected in tests so long retry waits do not sleep. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Sends one claimed item by its destination's strategy (see `postItem`) and records how it
+ * ended in the ledger, which releases its claim. An item whose record changed again since it was
+ * enqueued is recorded `superseded`, not sent. An item whose claim lapsed before a
+ * mark-before-send request (`ClaimLostError`) is left to the process that owns it now: nothing
+ * is recorded.
+ * @throws the outcome writer's errors, and database errors.
+ */
+export async function sendClaimedItem({ item, row }: ClaimedItem, ctx: ClaimedItemContext): Promise<void> {
+  const { db, tally, log } = ctx;
+  if (!row) {
+    tally.superseded();
+    await ctx.writer.record(item.id, { status: 'superseded', nowIso: ctx.now(), claimedBy: ctx.worker });
+    return;
+  }
+  let outcome: PostItemOutcome;
+  try {
+    outcome = await postItem(item, toPostedRow(db, ctx.pipeline, item, row), {
+      destination: ctx.destination,
+      agent: ctx.agent,
+      markSending: async () => {
+        if (!(await markItemSending(db, { id: item.id, worker: ctx.worker, nowIso: ctx.now() }))) throw new ClaimLostError(item.id);
+      },
+      onFirstRequest: () => tally.requested(),
+      onRetry: ({ attempt, failure, delayMs }) => log.debug({ reference: item.sourceReference, attempt, reason: failure.reason, delayMs }, 'retrying'),
+      ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof ClaimLostError)) throw error;
+    tally.lost();
+    log.warn({ reference: item.sourceReference }, error.message);
+    return;
+  }
+  tally.finished(outcome);
+  ctx.progress?.update(tally.finishedItems, tally.finishedItems);
+  if (outcome.status !== 'posted') {
+    log.warn({ reference: item.sourceReference, status: outcome.status, attempts: outcome.attempts, error: outcome.error }, `item ${item.sourceReference} ${outcome.status}`);
+  }
+  await ctx.writer.record(item.id, {
+    status: outcome.status,
+    nowIso: ctx.now(),
+    attempts: item.attempts + outcome.attempts,
+    failureKind: outcome.failureKind ?? null,
+    lastHttpStatus: outcome.httpStatus ?? null,
+    lastError: outcome.error ?? null,
+    claimedBy: ctx.worker,
+    ...(outcome.remoteReference === undefined ? {} : { remoteReference: outcome.remoteReference }),
+  });
+}
