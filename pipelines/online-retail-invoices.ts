@@ -92,9 +92,11 @@ const accounting: DestinationDefinition = {
     },
   }),
   remoteReference: (body) => (body as { id: string }).id,
+  // The API answers `{ data: [...] }`: every record with that reference, each version its own.
   lookup: {
     path: (row) => `/invoices?reference=${encodeURIComponent(row.sourceReference)}`,
     find: (body, row) => (body as { data: { id: string; version?: string }[] }).data.find((r) => r.version === row.version)?.id,
+    exists: (body) => (body as { data: unknown[] }).data.length > 0,
   },
   http: { concurrency: 16, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000 },
 };

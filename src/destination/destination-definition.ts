@@ -23,6 +23,21 @@ export interface DestinationRequest {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** How a destination finds a row's remote record: see `DestinationDefinition.lookup`. */
+export interface DestinationLookup {
+  /** The GET path (appended to the destination's URL) that finds a row's remote records. */
+  readonly path: (row: PostedRow) => string;
+  /** The remote reference of the record of this row's content version in the answer, or `undefined`. */
+  readonly find: (responseBody: unknown, row: PostedRow) => string | undefined;
+  /**
+   * Whether the answer holds a record of this row's reference in any content version. When
+   * `find` finds none, `--force-reconcile` asks it to tell a record the destination does not
+   * have at all (`missing`) from one it holds in another version (`different`); either way the
+   * item is sent again. @defaultValue none: every record `find` does not find counts as `missing`
+   */
+  readonly exists?: (responseBody: unknown, row: PostedRow) => boolean;
+}
+
 /**
  * A third-party HTTP API that new and changed records are posted to, one request per record,
  * through the post ledger. Its URL is deployment configuration (`IDEM_DESTINATIONS`), never code.
@@ -40,12 +55,9 @@ export interface DestinationDefinition {
   /**
    * `check-before-create`: the GET path that finds a row's remote record, and how to pick the
    * record of this content version from the response. Required for that strategy; also used
-   * by reconciliation.
+   * by reconciliation (`idem run --force-reconcile`).
    */
-  readonly lookup?: {
-    readonly path: (row: PostedRow) => string;
-    readonly find: (responseBody: unknown, row: PostedRow) => string | undefined;
-  };
+  readonly lookup?: DestinationLookup;
   /**
    * Timeouts, retries and concurrency, checked by `HttpSettingsSchema` when the pipeline module
    * is imported; `IDEM_DESTINATIONS` may override them field by field.

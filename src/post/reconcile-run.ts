@@ -18,9 +18,9 @@ export interface ReconcileCounts {
   readonly destination: string;
   readonly checked: number;
   readonly present: number;
-  /** No record with that reference at the destination. */
+  /** No record with that reference at the destination (or, without `lookup.exists`, none of this version). */
   readonly missing: number;
-  /** Records with that reference exist, but none of this content version. */
+  /** Records with that reference exist, but none of this content version (told by `lookup.exists`). */
   readonly different: number;
 }
 
@@ -59,8 +59,7 @@ export async function reconcileRun(
             counts.present += 1;
             return;
           }
-          const list = (response.body as { data?: unknown[] } | undefined)?.data;
-          const kind = Array.isArray(list) && list.length > 0 ? 'different' : 'missing';
+          const kind = lookup.exists?.(response.body, row) ? 'different' : 'missing';
           counts[kind] += 1;
           log.warn({ reference: item.sourceReference, found: kind }, `${item.sourceReference} is ${kind} at ${destination.name}: sending it again`);
           await requeueForRepair(db, item, { reason: `reconcile: ${kind} at the destination`, nowIso: ctx.now() });
