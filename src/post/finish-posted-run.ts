@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.ts';
+import { countLedgerItems } from '../ledger/ledger-reports.ts';
 import type { JobRunStatus } from '../runs/job-run.ts';
 import { completePostedJobRun, findJobRun } from '../runs/job-runs-queries.ts';
-import { countLedgerItems } from '../ledger/ledger-reports.ts';
 
 /** What {@link finishPostedRun} found. */
 export type PostedRunState =

@@ -3,9 +3,9 @@ import type { HttpFailure } from '../http/classify-http-failure.ts';
 import { HttpRequestFailedError } from '../http/http-request-failed-error.ts';
 import { requestJson } from '../http/request-json.ts';
 import { sendWithRetry, type RetryInfo } from '../http/send-with-retry.ts';
+import type { LedgerItem, LedgerStatus } from '../ledger/ledger-item.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
-import type { LedgerItem, LedgerStatus } from '../ledger/ledger-item.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 
 /** How one item's post ended: the ledger change to record. */

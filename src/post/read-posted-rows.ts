@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/queryable.ts';
+import type { LedgerItem } from '../ledger/ledger-item.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
-import type { LedgerItem } from '../ledger/ledger-item.ts';
 
 /** A target row as the driver returned it: column name → driver value. */
 export type TargetRow = Readonly<Record<string, unknown>>;
