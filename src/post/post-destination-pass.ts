@@ -6,7 +6,7 @@ import { postableItemsQuery } from '../ledger/ledger-reports.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { SILENT_PROGRESS, type Progress } from '../progress/progress.ts';
 import { BatchClaimer } from './batch-claimer.ts';
-import type { DestinationDefinition } from './destination-definition.ts';
+import type { DestinationDefinition } from '../destination/destination-definition.ts';
 import type { PostCounts } from './post-counts.ts';
 import type { PostPass, PostStageContext } from './post-stage-context.ts';
 import { PostTally } from './post-tally.ts';

@@ -8,7 +8,7 @@ import type { Database } from '../../src/db/database.ts';
 import { createMigrationContext } from '../../src/migration/create-migration-context.ts';
 import { column } from '../../src/pipeline/column-type.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
-import type { DestinationDefinition, DestinationLookup } from '../../src/post/destination-definition.ts';
+import type { DestinationDefinition, DestinationLookup } from '../../src/destination/destination-definition.ts';
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { dateRunKey } from '../../src/runs/run-key.ts';
 import { csvSource } from '../../src/source/csv-source.ts';
