@@ -1,3 +1,6 @@
+import { jsonAnswer, type SandboxAnswer } from './sandbox-answer.ts';
+import { canonicalJson } from './canonical-json.ts';
+
 /** A response kept under an idempotency key, replayed byte for byte for later requests with that key. */
 export interface SandboxStoredResponse {
   status: number;
@@ -26,6 +29,29 @@ export class SandboxIdempotencyStore {
 
   get(key: string): SandboxIdempotencyEntry | undefined {
     return this.#entries.get(key);
+  }
+
+  /**
+   * Decides what a request with `key` gets. A new key is reserved for it (see `begin`) and the
+   * answer is undefined: do the work, then `complete` the key. The same request again (the same
+   * body text, or the same JSON up to key order) gets the stored response with
+   * `Idempotent-Replayed: true`, or 409 `idempotency_key_in_flight` while the first is still
+   * being processed; another body gets 422 `idempotency_key_reused`.
+   * @param raw the body text as received; @param body the same, parsed.
+   */
+  admit(key: string, raw: string, body: unknown): SandboxAnswer | undefined {
+    const prior = this.#entries.get(key);
+    if (prior === undefined) {
+      this.begin(key, raw);
+      return undefined;
+    }
+    if (prior.body !== raw && canonicalJson(JSON.parse(prior.body)) !== canonicalJson(body)) {
+      return jsonAnswer(422, { error: 'idempotency_key_reused', message: 'Keys for idempotent requests can only be used with the same parameters they were first used with.' });
+    }
+    if (prior.response === undefined) {
+      return jsonAnswer(409, { error: 'idempotency_key_in_flight', message: 'Another request with this idempotency key is still being processed.' });
+    }
+    return { ...prior.response, headers: { 'idempotent-replayed': 'true' } };
   }
 
   /** Reserves `key` for a request with this body text. */

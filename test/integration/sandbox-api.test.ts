@@ -288,6 +288,32 @@ describe('sandbox accounting API', () => {
     expect((await postInvoice(invoice('R-2'))).body.id).toBe('inv_000001');
   });
 
+  it('answers a bad POST /_admin/faults body with a 400 naming each bad or unknown field, and changes nothing', async () => {
+    const bad = await call('POST', '/_admin/faults', {
+      body: { latencyMs: -1, latencyMS: 5, faults: [{ kind: 'status' }, { kind: 'reset', route: 'GET /x' }, { kind: 'explode' }] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      error: 'validation_failed',
+      details: [
+        { field: 'latencyMs', message: 'Too small: expected number to be >=0' },
+        { field: 'faults[0].status', message: 'Invalid input: expected number, received undefined' },
+        { field: 'faults[1].route', message: 'Invalid option: expected one of "POST /invoices"|"GET /products"' },
+        { field: 'faults[2].kind', message: "Invalid discriminator value. Expected 'status' | 'reset' | 'reset-after-commit' | 'hang-after-commit'" },
+        { field: 'latencyMS', message: 'is not a known field' },
+      ],
+    });
+    expect((await call('POST', '/_admin/faults', { body: [] })).body).toEqual({
+      error: 'validation_failed',
+      details: [{ field: '(body)', message: 'Invalid input: expected object, received array' }],
+    });
+
+    expect((await call('POST', '/_admin/faults', { body: {} })).body).toEqual({
+      settings: { latencyMs: 0, idempotencyKeys: true, maxRequestsPerSecond: 0 },
+      faults: [],
+    });
+  });
+
   it('reset() clears records, keys, counts and faults', async () => {
     await postInvoice(invoice('R-1'), { key: 'key-1' });
     api.addFaults([{ kind: 'status', status: 503 }]);

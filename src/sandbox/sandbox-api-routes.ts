@@ -1,0 +1,118 @@
+import type { ServerResponse } from 'node:http';
+import { errorAnswer, jsonAnswer, sendAnswer, validationFailedAnswer, type SandboxAnswer } from './sandbox-answer.ts';
+import type { SandboxBehaviour } from './sandbox-behaviour.ts';
+import type { SandboxFault } from './sandbox-fault.ts';
+import type { SandboxFaultInjection } from './sandbox-fault-injection.ts';
+import type { SandboxFaultQueue } from './sandbox-fault-queue.ts';
+import type { SandboxPauses } from './sandbox-pauses.ts';
+import type { SandboxRequest } from './sandbox-request.ts';
+import type { SandboxRequestLog, SandboxState } from './sandbox-state.ts';
+import { pageSandboxProducts } from './page-sandbox-products.ts';
+import { validateInvoiceBody, type SandboxInvoiceBody } from './validate-invoice-body.ts';
+
+/** What a `POST /invoices` does, decided when it arrives: answer, drop the connection, or create. */
+type PostPlan = { kind: 'answer'; answer: SandboxAnswer } | { kind: 'reset' } | { kind: 'create'; invoice: SandboxInvoiceBody };
+
+/** The parts of a running sandbox the API routes use. */
+export interface SandboxApiParts {
+  readonly state: SandboxState;
+  readonly behaviour: SandboxBehaviour;
+  readonly faults: SandboxFaultQueue;
+  readonly injection: SandboxFaultInjection;
+  readonly pauses: SandboxPauses;
+  /** Sees every logged API request, before it is processed. */
+  readonly onRequest?: (request: SandboxRequestLog) => void;
+}
+
+/**
+ * The accounting API a destination stand-in serves (every route but `/health` and `/_admin/…`):
+ * each request is logged, counted against the rate limit, delayed by the latency and exposed to
+ * the scripted faults of its route. See `startSandboxApi` for the routes.
+ */
+export class SandboxApiRoutes {
+  readonly #parts: SandboxApiParts;
+
+  constructor(parts: SandboxApiParts) {
+    this.#parts = parts;
+  }
+
+  async handle(request: SandboxRequest, res: ServerResponse): Promise<void> {
+    const { state, behaviour, pauses } = this.#parts;
+    const { method, url } = request;
+    const logged: SandboxRequestLog = {
+      method,
+      path: url.pathname,
+      query: url.search,
+      reference: (method === 'POST' ? request.reference : url.searchParams.get('reference')) ?? null,
+      idempotencyKey: request.header('idempotency-key'),
+      at: new Date().toISOString(),
+    };
+    state.logRequest(logged);
+    this.#parts.onRequest?.(logged);
+    if (!behaviour.rateLimit.admit()) {
+      await pauses.pause(behaviour.latencyMs);
+      return sendAnswer(res, errorAnswer(429, { 'retry-after': '1' }));
+    }
+    if (method === 'POST' && url.pathname === '/invoices') return this.#postInvoice(request, res);
+    if (method === 'GET' && url.pathname === '/products') return this.#getProducts(request, res);
+    await pauses.pause(behaviour.latencyMs);
+    sendAnswer(res, this.#lookUpInvoices(request));
+  }
+
+  async #postInvoice(request: SandboxRequest, res: ServerResponse): Promise<void> {
+    const { state, behaviour, faults, injection, pauses } = this.#parts;
+    const key = behaviour.idempotencyKeys ? request.header('idempotency-key') : null;
+    const fault = faults.take('POST /invoices', request.reference);
+    // Planned before the latency, so the key is reserved (in flight) while the request "executes".
+    const plan = this.#planPost(request, key, fault);
+    await pauses.pause(behaviour.latencyMs);
+    if (plan.kind === 'reset') return request.resetConnection();
+    let answer: SandboxAnswer;
+    if (plan.kind === 'create') {
+      answer = { status: 201, json: state.createRecordJson(plan.invoice) };
+      if (key !== null) state.idempotency.complete(key, answer);
+    } else {
+      answer = plan.answer;
+    }
+    if (await injection.after(fault, request)) sendAnswer(res, answer);
+  }
+
+  #planPost(request: SandboxRequest, key: string | null, fault: SandboxFault | undefined): PostPlan {
+    const instead = this.#parts.injection.before(fault);
+    if (instead === 'reset') return { kind: 'reset' };
+    if (instead) return { kind: 'answer', answer: instead };
+    const validation = validateInvoiceBody(request.body);
+    // Stripe saves no result for a request that failed validation, so the key is not reserved.
+    if (!validation.ok) return { kind: 'answer', answer: validationFailedAnswer(validation.details) };
+    const keyed = key === null ? undefined : this.#parts.state.idempotency.admit(key, request.raw, request.body);
+    return keyed ? { kind: 'answer', answer: keyed } : { kind: 'create', invoice: validation.invoice };
+  }
+
+  async #getProducts(request: SandboxRequest, res: ServerResponse): Promise<void> {
+    const { state, behaviour, faults, injection, pauses } = this.#parts;
+    const fault = faults.take('GET /products', undefined);
+    await pauses.pause(behaviour.latencyMs);
+    // A GET commits nothing: "after commit" is just a reset or a hang here.
+    const instead = injection.before(fault);
+    if (instead === 'reset') return request.resetConnection();
+    if (instead) return sendAnswer(res, instead);
+    if (!(await injection.after(fault, request))) return;
+    const host = request.header('host');
+    const page = pageSandboxProducts(state.products(), request.url, host === null ? undefined : `http://${host}`);
+    sendAnswer(res, jsonAnswer(page.status, page.body, page.headers));
+  }
+
+  /** `GET /invoices?reference=R`, `GET /invoices/:id`, `DELETE /invoices/:id`; 404 for anything else. */
+  #lookUpInvoices(request: SandboxRequest): SandboxAnswer {
+    const { state } = this.#parts;
+    const { method, url } = request;
+    if (method === 'GET' && url.pathname === '/invoices') {
+      const reference = url.searchParams.get('reference');
+      return jsonAnswer(200, { data: reference === null ? state.records() : state.recordsByReference(reference) });
+    }
+    const id = /^\/invoices\/([^/]+)$/.exec(url.pathname)?.[1];
+    if (method === 'DELETE' && id !== undefined) return state.deleteRecord(id) ? jsonAnswer(200, { id, deleted: true }) : errorAnswer(404);
+    const record = method === 'GET' && id !== undefined ? state.record(id) : undefined;
+    return record ? jsonAnswer(200, record) : errorAnswer(404);
+  }
+}
