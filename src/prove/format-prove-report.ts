@@ -1,4 +1,4 @@
-import { formatTable } from '../cli/format-table.ts';
+import { formatTable } from '../text/format-table.ts';
 import type { ProveCheck } from './prove-check.ts';
 
 /** The `idem prove` table (check | result | counts) and a closing line saying whether it passed. */

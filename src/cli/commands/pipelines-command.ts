@@ -1,7 +1,7 @@
 import { loadConfig } from '../../config/load-config.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
-import { formatTable } from '../format-table.ts';
+import { formatTable } from '../../text/format-table.ts';
 
 /** `idem pipelines`: the pipeline definitions found in `pipelines/`. */
 export async function pipelinesCommand(): Promise<Outcome> {

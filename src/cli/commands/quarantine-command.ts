@@ -4,7 +4,7 @@ import type { Outcome } from '../../outcome/outcome.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { listQuarantine } from '../../quarantine/quarantine-queries.ts';
 import { replayQuarantine } from '../../runner/replay-quarantine.ts';
-import { formatTable } from '../format-table.ts';
+import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 

@@ -5,7 +5,7 @@ import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
 import type { LedgerItem } from '../../ledger/ledger-item.ts';
 import { selectItemsNeedingOperator } from '../../ledger/ledger-reports.ts';
 import { markReviewItemPosted, retryReviewItem } from '../../post/resolve-review-item.ts';
-import { formatTable } from '../format-table.ts';
+import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
 
 /** The `idem run` flag that names a run key again. */

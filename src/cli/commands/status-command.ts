@@ -6,7 +6,7 @@ import { parseBusinessDate } from '../../runs/business-date.ts';
 import { isStuck } from '../../runs/is-stuck.ts';
 import type { JobRun } from '../../runs/job-run.ts';
 import { listJobRuns } from '../../runs/job-runs-queries.ts';
-import { formatTable } from '../format-table.ts';
+import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
 
 function durationMs(run: JobRun): number | null {
