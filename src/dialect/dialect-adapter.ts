@@ -18,6 +18,13 @@ export interface DialectAdapter {
   readonly name: DialectName;
   /** The knex configuration for this database, with the driver's type quirks settled. */
   knexConfig(): Knex.Config;
+  /**
+   * The statements that create and drop a database called `name` (lowercase letters, digits and
+   * `_`) on this adapter's server, for throwaway databases (`idem prove`, the test suite). `drop`
+   * also ends the sessions still connected to it (a killed run's). Undefined for SQLite, whose
+   * databases are files.
+   */
+  serverDatabaseSql(name: string): { create: string; drop: string } | undefined;
   /** Adds a business column to a table being created, with a type that holds its value exactly. */
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void;
   /** A canonical value (see `ColumnType`) as the driver writes it. */

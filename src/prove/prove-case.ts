@@ -8,7 +8,8 @@ import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { RunKey } from '../runs/run-key.ts';
 import { startDestinationStandIns, type DestinationStandIns } from './destination-stand-ins.ts';
 import { readTargetSnapshot, type TargetSnapshot } from './read-target-snapshot.ts';
-import type { ScratchDatabase, ScratchDatabases } from './scratch-databases.ts';
+import type { ScratchDatabase } from '../db/create-scratch-database.ts';
+import type { ScratchDatabases } from './scratch-databases.ts';
 
 /**
  * SQLite lease of the child runs, in ms: short, so a rerun after a SIGKILL waits at most this long

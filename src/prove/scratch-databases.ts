@@ -1,31 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { Database } from '../db/database.ts';
+import { copyFileSync } from 'node:fs';
+import { createScratchDatabase, type ScratchDatabase } from '../db/create-scratch-database.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { migrateLatest } from '../migration/migrator.ts';
 
-/** A throwaway, migrated database that `idem prove` runs a pipeline against. */
-export interface ScratchDatabase {
-  /** `DATABASE_URL` of the scratch database. */
-  readonly url: string;
-  /** Deletes it (file or server database). Never throws; safe to call twice. */
-  drop(): Promise<void>;
-}
-
 /** Where one proof makes its scratch databases. */
 export interface ScratchDatabases {
-  /** A fresh database with every project migration applied, and nothing else. */
+  /**
+   * A fresh database with every project migration applied, and nothing else. Its `drop` never
+   * throws: a proof's result must not depend on its cleanup.
+   */
   create(): Promise<ScratchDatabase>;
   /** Deletes what `create` kept to copy from. Never throws. */
   dispose(): Promise<void>;
 }
 
+/** What a proof's databases are called (see `createScratchDatabase`). */
+const PREFIX = 'idem_prove';
 /** Server dialects whose scratch databases `create database` makes; SQLite needs only a file. */
 const SERVER_URL = /^(postgres(ql)?|mysql|mariadb|mssql|sqlserver):\/\//;
-const SQLITE_FILE = 'prove.sqlite3';
 
 /**
  * Scratch databases for one proof. Without `serverUrl`, SQLite files in new temp directories: the
@@ -42,11 +35,7 @@ export function scratchDatabases(projectDir: string, serverUrl?: string): Scratc
     throw new UsageError('--database-url must be a server URL (postgres://, mysql://, mariadb://, mssql:// or sqlserver://); without it, prove uses temp SQLite files');
   }
   return {
-    async create() {
-      const scratch = await serverScratch(projectDir, serverUrl);
-      await migrated(projectDir, scratch);
-      return scratch;
-    },
+    create: async () => migrated(projectDir, await scratch(serverUrl)),
     dispose: async () => undefined,
   };
 }
@@ -56,11 +45,11 @@ function sqliteScratchDatabases(projectDir: string): ScratchDatabases {
   return {
     async create() {
       // Made once, on first use, by whichever check asks first.
-      template ??= migrated(projectDir, sqliteScratch());
+      template ??= scratch(undefined).then((database) => migrated(projectDir, database));
       const from = (await template).url.slice('sqlite:'.length);
-      const scratch = sqliteScratch();
-      copyFileSync(from, scratch.url.slice('sqlite:'.length));
-      return scratch;
+      const copy = await scratch(undefined);
+      copyFileSync(from, copy.url.slice('sqlite:'.length));
+      return copy;
     },
     async dispose() {
       await (await template?.catch(() => undefined))?.drop();
@@ -68,56 +57,24 @@ function sqliteScratchDatabases(projectDir: string): ScratchDatabases {
   };
 }
 
+async function scratch(serverUrl: string | undefined): Promise<ScratchDatabase> {
+  const database = await createScratchDatabase({ prefix: PREFIX, serverUrl });
+  return { url: database.url, drop: () => database.drop().catch(() => undefined) };
+}
+
 /** Applies the project's migrations to `scratch`, dropping it if they fail. */
-async function migrated(projectDir: string, scratch: ScratchDatabase): Promise<ScratchDatabase> {
+async function migrated(projectDir: string, database: ScratchDatabase): Promise<ScratchDatabase> {
   try {
-    const db = await openDatabase({ databaseUrl: scratch.url, projectDir });
+    const db = await openDatabase({ databaseUrl: database.url, projectDir });
     try {
       await migrateLatest(db, projectDir);
     } finally {
       // Closing the only connection checkpoints SQLite's WAL into the file, so a copy is complete.
       await db.close();
     }
-    return scratch;
+    return database;
   } catch (error) {
-    await scratch.drop();
+    await database.drop();
     throw error;
-  }
-}
-
-function sqliteScratch(): ScratchDatabase {
-  const dir = mkdtempSync(path.join(tmpdir(), 'idem-prove-'));
-  return { url: `sqlite:${path.join(dir, SQLITE_FILE)}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function serverScratch(projectDir: string, serverUrl: string): Promise<ScratchDatabase> {
-  const name = `idem_prove_${randomBytes(6).toString('hex')}`;
-  const sql = scratchSql(serverUrl, name);
-  await withServer(projectDir, serverUrl, (admin) => admin.knex.raw(sql.create));
-  let dropped = false;
-  return {
-    // The database is the URL's first path segment in every supported scheme.
-    url: serverUrl.replace(/^([a-z]+:\/\/[^/?]*)(\/[^?]*)?/, `$1/${name}`),
-    async drop() {
-      if (dropped) return;
-      dropped = true;
-      await withServer(projectDir, serverUrl, (admin) => admin.knex.raw(sql.drop)).catch(() => undefined);
-    },
-  };
-}
-
-/** The create and drop statements of one dialect; `drop` ends sessions a killed run left behind. */
-function scratchSql(serverUrl: string, name: string): { create: string; drop: string } {
-  if (/^postgres/.test(serverUrl)) return { create: `create database ${name}`, drop: `drop database if exists ${name} with (force)` };
-  if (/^(mysql|mariadb)/.test(serverUrl)) return { create: `create database ${name} character set utf8mb4`, drop: `drop database if exists ${name}` };
-  return { create: `create database ${name}`, drop: `alter database ${name} set single_user with rollback immediate; drop database ${name}` };
-}
-
-async function withServer<T>(projectDir: string, url: string, work: (db: Database) => Promise<T>): Promise<T> {
-  const db = await openDatabase({ databaseUrl: url, projectDir });
-  try {
-    return await work(db);
-  } finally {
-    await db.close();
   }
 }

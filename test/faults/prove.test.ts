@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { column } from '../../src/pipeline/column-type.ts';
 import { scratchDatabases } from '../../src/prove/scratch-databases.ts';
-import { describeEachDialect, DIALECTS, MSSQL_ADMIN_URL, MYSQL_ADMIN_URL, PG_ADMIN_URL, type TestDialect } from '../helpers/dialects.ts';
+import { ADMIN_URLS, describeEachDialect, DIALECTS, type TestDialect } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
 
 const BROKEN_PROJECT = path.join(PROJECT_DIR, 'test', 'fixtures', 'broken-project');
@@ -67,8 +67,6 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
   });
 });
 
-const ADMIN_URLS: Record<TestDialect, string | undefined> = { sqlite: undefined, postgres: PG_ADMIN_URL, mysql: MYSQL_ADMIN_URL, mssql: MSSQL_ADMIN_URL };
-
 /** Whether the database of a scratch URL still exists, asked of the server (or the file system). */
 async function exists(dialect: TestDialect, url: string): Promise<boolean> {
   if (dialect === 'sqlite') return existsSync(url.slice('sqlite:'.length));
@@ -94,7 +92,7 @@ describeEachDialect("idem prove's scratch databases", (dialect) => {
     const [a, b] = [await databases.create(), await databases.create()];
     try {
       expect(a.url).not.toBe(b.url);
-      if (dialect === 'sqlite') expect(a.url).toMatch(/^sqlite:.*idem-prove-.*prove\.sqlite3$/);
+      if (dialect === 'sqlite') expect(a.url).toMatch(/^sqlite:.*\/idem_prove_[0-9a-f]{12}\/idem\.sqlite3$/);
       else expect(a.url).toMatch(/\/idem_prove_[0-9a-f]{12}(\?|$)/);
       const db = await openDatabase({ databaseUrl: a.url, projectDir: PROJECT_DIR });
       try {

@@ -1,9 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import knexFactory, { type Knex } from 'knex';
 import { describe, inject } from 'vitest';
+import { createScratchDatabase } from '../../src/db/create-scratch-database.ts';
 
 /** The dialects the behavioural suite runs on. `TEST_DIALECTS=sqlite,postgres` narrows it. */
 export type TestDialect = 'sqlite' | 'postgres' | 'mysql' | 'mssql';
@@ -48,43 +44,16 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-async function withAdmin<T>(client: string, url: string, work: (admin: Knex) => Promise<T>): Promise<T> {
-  // SQL Server: knex cannot read an mssql:// URL itself (port, TLS parameters), idem's adapter can.
-  const connection = client === 'mssql' ? new (await import('../../src/dialect/mssql/mssql-dialect.ts')).MssqlDialect(url).knexConfig().connection! : url;
-  const admin = knexFactory({ client, connection, pool: { min: 0, max: 1 } });
-  try {
-    return await work(admin);
-  } finally {
-    await admin.destroy();
-  }
-}
+/** The server each dialect's test databases are created on; SQLite's are temp files. */
+export const ADMIN_URLS: Readonly<Record<TestDialect, string | undefined>> = { sqlite: undefined, postgres: PG_ADMIN_URL, mysql: MYSQL_ADMIN_URL, mssql: MSSQL_ADMIN_URL };
 
 /**
- * A fresh, empty database for one test: a temp SQLite file, or a database on the server named
- * from the test's identity (so parallel test files never share one).
+ * A fresh, empty database for one test (see `createScratchDatabase`): a temp SQLite file, or a
+ * database on the dialect's server named `idem_t_<identity, shortened>_<12 hex>` (so parallel
+ * test files never share one, and a leftover one says which test made it).
  */
 export async function createTestDatabase(dialect: TestDialect, identity: string): Promise<TestDatabase> {
-  const name = `idem_t_${createHash('sha1').update(`${identity}:${process.pid}:${Math.random()}`).digest('hex').slice(0, 12)}`;
-  const withDatabase = (url: string): string => url.replace(/\/[^/?]*(\?|$)/, `/${name}$1`);
-  switch (dialect) {
-    case 'sqlite': {
-      const dir = mkdtempSync(path.join(tmpdir(), 'idem-test-'));
-      return { dialect, url: `sqlite:${path.join(dir, 'idem.sqlite3')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-    }
-    case 'postgres':
-      await withAdmin('pg', PG_ADMIN_URL, (admin) => admin.raw(`create database ${name}`));
-      return { dialect, url: withDatabase(PG_ADMIN_URL), drop: () => withAdmin('pg', PG_ADMIN_URL, (a) => a.raw(`drop database if exists ${name} with (force)`)) };
-    case 'mysql':
-      await withAdmin('mysql2', MYSQL_ADMIN_URL, (admin) => admin.raw(`create database ${name} character set utf8mb4`));
-      return { dialect, url: withDatabase(MYSQL_ADMIN_URL), drop: () => withAdmin('mysql2', MYSQL_ADMIN_URL, (a) => a.raw(`drop database if exists ${name}`)) };
-    case 'mssql': {
-      const admin = MSSQL_ADMIN_URL!;
-      await withAdmin('mssql', admin, (a) => a.raw(`create database ${name}`));
-      return {
-        dialect,
-        url: withDatabase(admin),
-        drop: () => withAdmin('mssql', admin, (a) => a.raw(`alter database ${name} set single_user with rollback immediate; drop database ${name}`)),
-      };
-    }
-  }
+  const label = identity.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 24).replace(/^_+|_+$/g, '');
+  const database = await createScratchDatabase({ serverUrl: ADMIN_URLS[dialect], prefix: label ? `idem_t_${label}` : 'idem_t' });
+  return { dialect, ...database };
 }

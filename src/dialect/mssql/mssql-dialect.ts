@@ -56,6 +56,11 @@ export class MssqlDialect implements DialectAdapter {
     };
   }
 
+  /** `single_user with rollback immediate` ends the sessions still connected, so the drop is not refused. */
+  serverDatabaseSql(name: string): { create: string; drop: string } {
+    return { create: `create database ${name}`, drop: `alter database ${name} set single_user with rollback immediate; drop database ${name}` };
+  }
+
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addMssqlColumn(table, name, spec);
   }

@@ -100,6 +100,11 @@ export class MysqlDialect implements DialectAdapter {
     return this.#server;
   }
 
+  /** MySQL/MariaDB drop a database with sessions still connected to it. */
+  serverDatabaseSql(name: string): { create: string; drop: string } {
+    return { create: `create database ${name} character set utf8mb4`, drop: `drop database if exists ${name}` };
+  }
+
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addMysqlColumn(table, name, spec, exactCollation(this.#learned().flavour));
   }

@@ -39,6 +39,11 @@ export class PostgresDialect implements DialectAdapter {
     };
   }
 
+  /** `drop … with (force)` ends the sessions still connected (PostgreSQL 13+). */
+  serverDatabaseSql(name: string): { create: string; drop: string } {
+    return { create: `create database ${name}`, drop: `drop database if exists ${name} with (force)` };
+  }
+
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addPostgresColumn(table, name, spec);
   }

@@ -55,6 +55,11 @@ export class SqliteDialect implements DialectAdapter {
     };
   }
 
+  /** None: a SQLite database is a file. */
+  serverDatabaseSql(): undefined {
+    return undefined;
+  }
+
   addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
     addSqliteColumn(table, name, spec);
   }
