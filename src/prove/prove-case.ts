@@ -45,6 +45,7 @@ export interface CaseState {
  * stand-ins, and the environment and arguments of `idem run` against them.
  */
 export interface ProveCase {
+  readonly pipeline: PipelineDefinition;
   readonly standIns: DestinationStandIns;
   /** `run PIPELINE --date D` (or `--file PATH`) and `--triggered-by`. */
   readonly runArgs: readonly string[];
@@ -89,6 +90,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
       return attempt.acquired;
     };
     const proveCase: ProveCase = {
+      pipeline,
       standIns,
       runArgs: ['run', pipeline.name, ...(runKey.kind === 'date' ? ['--date', runKey.businessDate] : ['--file', runKey.file]), '--triggered-by', 'idem prove'],
       env: (extra = {}) => ({

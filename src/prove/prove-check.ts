@@ -9,3 +9,6 @@ export interface ProveCheck {
   /** Wall time of the check, in ms. */
   readonly ms: number;
 }
+
+/** What a check found, before it is named and timed. */
+export type ProveCheckOutcome = Omit<ProveCheck, 'name' | 'ms'>;

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { EXIT_CODES } from '../outcome/outcome.ts';
-import { idemBinPath } from './idem-bin-path.ts';
+import { idemBinPath } from '../child-process/idem-bin-path.ts';
 import type { RunContext } from './run-context.ts';
 import { runPipeline } from './run-pipeline.ts';
 import type { RunRequest } from './run-request.ts';

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The path of idem's own `bin/idem.js`, the command a scheduler runs. Found by walking up from
- * this module to idem's package directory, because the module runs both as src/runner/*.ts and
- * as dist/src/runner/*.js.
+ * this module to idem's package directory, because the module runs both as src/child-process/*.ts and
+ * as dist/src/child-process/*.js.
  * @throws Error when no package directory with a bin/idem.js is found above this module.
  */
 export function idemBinPath(): string {

@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { idemBinPath } from './idem-bin-path.ts';
+
+/** How one `idem` child process ended, with what it printed. */
+export interface IdemChildResult {
+  /** Exit code, or null when a signal ended it. */
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** stdout's JSON log lines, parsed; other output (tables, a line cut short by a kill) is left out. */
+  readonly logs: readonly Record<string, unknown>[];
+  /** The last `stage: 'summary'` log line, when the command got that far. */
+  readonly summary: Readonly<Record<string, unknown>> | undefined;
+  /** Wall time from spawn to exit, in ms. */
+  readonly ms: number;
+}
+
+/** A started `idem` child process and its ending. */
+export interface IdemChild {
+  readonly child: ChildProcess;
+  readonly done: Promise<IdemChildResult>;
+}
+
+/** Where a child runs besides its environment. */
+export interface IdemChildOptions {
+  /** Working directory; default this process's. */
+  readonly cwd?: string;
+}
+
+/**
+ * Starts `idem …args` as a real child process (`process.execPath` + idem's `bin/idem.js`), the way
+ * a scheduler runs it, so a SIGKILL is a real crash: nothing in this process is touched by it.
+ * stdout is a pipe, so the child logs JSON lines and draws no progress bars.
+ * @param env the child's whole environment (nothing is inherited implicitly); an undefined value leaves that variable unset.
+ */
+export function startIdemChild(args: readonly string[], env: Readonly<Record<string, string | undefined>>, options: IdemChildOptions = {}): IdemChild {
+  const started = performance.now();
+  const child = spawn(process.execPath, [idemBinPath(), ...args], { env, ...(options.cwd ? { cwd: options.cwd } : {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<IdemChildResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const logs = logLines(stdout);
+      const summary = logs.findLast((line) => line.stage === 'summary');
+      resolve({ code, signal, stdout, stderr, logs, summary, ms: Math.round(performance.now() - started) });
+    });
+  });
+  return { child, done };
+}
+
+/** Runs `idem …args` to its end (see {@link startIdemChild}). */
+export function runIdemChild(args: readonly string[], env: Readonly<Record<string, string | undefined>>, options: IdemChildOptions = {}): Promise<IdemChildResult> {
+  return startIdemChild(args, env, options).done;
+}
+
+/** Log lines are one JSON object each. */
+function logLines(stdout: string): Record<string, unknown>[] {
+  return stdout.split('\n').flatMap((line) => {
+    if (!line.startsWith('{"')) return [];
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,0 +1,78 @@
+import { runIdemChild } from '../child-process/start-idem-child.ts';
+import { compareTargetSnapshots } from './compare-target-snapshots.ts';
+import { describeChildEnd } from './describe-child-end.ts';
+import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
+import { withProveCase, type ProveCase, type ProveTarget } from './prove-case.ts';
+import type { ProveReference } from './prove-reference.ts';
+import { remoteTallyText } from './remote-tally-text.ts';
+import { timeCheck } from './time-check.ts';
+
+/** What the checks on the first database found. */
+export interface CleanRunChecks {
+  /** `clean run`, then (when it passed) `second run is a no-op`: the first lines of the table. */
+  readonly first: readonly ProveCheck[];
+  /** `--force rerun`, the table's last line; undefined when the clean run failed. */
+  readonly force: ProveCheck | undefined;
+  /** What the clean run established; undefined when it failed, and nothing can be compared with it. */
+  readonly reference: ProveReference | undefined;
+}
+
+/**
+ * The checks that share one database, each after the one before: a clean run (the reference:
+ * rows, each record once at each destination), the same run again (a no-op that sends nothing),
+ * and a `--force` rerun (inserts, updates and sends nothing).
+ */
+export async function checkCleanRuns(target: ProveTarget, onCheck?: (check: ProveCheck) => void): Promise<CleanRunChecks> {
+  return withProveCase(target, async (c) => {
+    let reference: ProveReference | undefined;
+    const clean = await timeCheck('clean run', async () => {
+      const found = await cleanRun(c);
+      reference = found.reference;
+      return found.outcome;
+    }, onCheck);
+    if (!reference) return { first: [clean], force: undefined, reference };
+    const ref = reference;
+    const noop = await timeCheck('second run is a no-op', () => secondRun(c, ref), onCheck);
+    const force = await timeCheck('--force rerun', () => forceRerun(c, ref), onCheck);
+    return { first: [clean, noop], force, reference };
+  });
+}
+
+async function cleanRun(c: ProveCase): Promise<{ outcome: ProveCheckOutcome; reference?: ProveReference }> {
+  const { destinations } = c.pipeline;
+  const run = await runIdemChild(c.runArgs, c.env());
+  if (run.code !== 0 || run.summary?.outcome !== 'completed') return { outcome: { result: 'fail', counts: describeChildEnd(run) } };
+  const state = await c.inspect();
+  const tally = c.standIns.tally();
+  const expected = state.snapshot.size * destinations.length;
+  const parts = [`rows ${state.snapshot.size}`, ...(destinations.length ? [remoteTallyText(tally, expected), `requests ${c.standIns.requests()}`] : [])];
+  const ok = state.snapshot.size > 0 && tally.duplicates.length === 0 && tally.records === expected;
+  if (state.snapshot.size === 0) parts.push('nothing to prove: the run wrote no rows');
+  const outcome: ProveCheckOutcome = { result: ok ? 'pass' : 'fail', counts: parts.join(', ') };
+  if (!ok) return { outcome };
+  return { outcome, reference: { snapshot: state.snapshot, records: tally.records, posts: c.standIns.posts() } };
+}
+
+async function secondRun(c: ProveCase, reference: ProveReference): Promise<ProveCheckOutcome> {
+  const before = c.standIns.requests();
+  const run = await runIdemChild(c.runArgs, c.env());
+  const sent = c.standIns.requests() - before;
+  const rows = compareTargetSnapshots(reference.snapshot, (await c.inspect()).snapshot);
+  const ok = run.code === 0 && run.summary?.outcome === 'noop' && sent === 0 && rows.equal;
+  return { result: ok ? 'pass' : 'fail', counts: [run.code === 0 ? String(run.summary?.outcome) : describeChildEnd(run), rows.text, ...requestsText(c, sent)].join(', ') };
+}
+
+async function forceRerun(c: ProveCase, reference: ProveReference): Promise<ProveCheckOutcome> {
+  const before = c.standIns.requests();
+  const run = await runIdemChild([...c.runArgs, '--force'], c.env());
+  const sent = c.standIns.requests() - before;
+  const upsert = (run.summary?.counts as { upsert?: { inserted?: number; updated?: number } } | undefined)?.upsert;
+  const rows = compareTargetSnapshots(reference.snapshot, (await c.inspect()).snapshot);
+  const ok = run.code === 0 && upsert?.inserted === 0 && upsert.updated === 0 && sent === 0 && rows.equal;
+  return { result: ok ? 'pass' : 'fail', counts: run.code === 0 ? [`inserted ${upsert?.inserted}`, `updated ${upsert?.updated}`, ...requestsText(c, sent), rows.text].join(', ') : describeChildEnd(run) };
+}
+
+/** `requests N`, for a pipeline that posts anywhere (the stand-ins count what reached them). */
+function requestsText(c: ProveCase, sent: number): string[] {
+  return c.pipeline.destinations.length ? [`requests ${sent}`] : [];
+}
