@@ -5,6 +5,7 @@ import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
 import { withProveCase, type ProveCase, type ProveTarget } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';
 import { remoteTallyText } from './remote-tally-text.ts';
+import { stagedRecords } from './staged-records.ts';
 import { timeCheck } from './time-check.ts';
 
 /** What the checks on the first database found. */
@@ -50,7 +51,7 @@ async function cleanRun(c: ProveCase): Promise<{ outcome: ProveCheckOutcome; ref
   if (state.snapshot.size === 0) parts.push('nothing to prove: the run wrote no rows');
   const outcome: ProveCheckOutcome = { result: ok ? 'pass' : 'fail', counts: parts.join(', ') };
   if (!ok) return { outcome };
-  return { outcome, reference: { snapshot: state.snapshot, records: tally.records, posts: c.standIns.posts() } };
+  return { outcome, reference: { snapshot: state.snapshot, records: tally.records, posts: c.standIns.posts(), stagedRecords: stagedRecords(run.summary) ?? state.snapshot.size } };
 }
 
 async function secondRun(c: ProveCase, reference: ProveReference): Promise<ProveCheckOutcome> {

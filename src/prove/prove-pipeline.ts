@@ -25,7 +25,8 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
  * 1. a clean run (the reference rows and remote records);
  * 2. the same run again is a no-op that sends nothing;
  * 3. SIGKILL at each failpoint, then a rerun: the same rows, each record once at each destination,
- *    `job_runs` completed with 2 attempts, no staging rows and no lock left;
+ *    `job_runs` completed with 2 attempts, no staging rows and no lock left (a failpoint the run
+ *    never reaches fails its check);
  * 4. the same after a SIGKILL once the Nth POST reached a destination, for random N (seeded);
  * 5. two runs at once: one exits 75, the other completes;
  * 6. a `--force` rerun inserts, updates and sends nothing.

@@ -7,4 +7,6 @@ export interface ProveReference {
   readonly records: number;
   /** POST requests of the clean run: the range the random kill points are drawn from. */
   readonly posts: number;
+  /** Records the clean run staged (its summary's `counts.stage.records`): sizes the staging batches of the kill at `mid-stage`. */
+  readonly stagedRecords: number;
 }

@@ -6,6 +6,8 @@ import { column } from '../../src/pipeline/column-type.ts';
 import { scratchDatabases } from '../../src/prove/scratch-databases.ts';
 import { ADMIN_URLS, describeEachDialect, DIALECTS, type TestDialect } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
+import { PRODUCTS_PIPELINE, sourcesEnv, startSandbox } from '../helpers/sandbox.ts';
+import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
 const BROKEN_PROJECT = path.join(PROJECT_DIR, 'test', 'fixtures', 'broken-project');
 // A full proof runs the CLI about 27 times; on a busy 2-CPU machine that takes a minute or two.
@@ -64,6 +66,38 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
       expect(counts).toMatch(/^rows 143 = 143, remote \d+ ≠ 143, \d+ duplicated \(\d+ ×2/);
     }
     expect(result.stdout).toMatch(/\nFAILED: 3 of 15 checks\n$/);
+  });
+
+  it.concurrent('a failpoint the run never reaches fails its check: a catalogue API emptied after the clean run', { timeout: PROOF_TIMEOUT_MS }, async () => {
+    // The products pipeline reads the API's current catalogue. Nine products fit one page, so the
+    // clean run asks once; every later run (the --force rerun, each case) finds none, so no
+    // staging batch ever fills and mid-stage is never reached. The proof cannot have tried that crash.
+    const catalogue = Array.from({ length: 9 }, (_, i) => ({ stock_code: `P${i + 1}`, description: `ITEM ${i + 1}`, unit_price: `${i + 1}.50` }));
+    let pages = 0;
+    const sandbox: SandboxApi = await startSandbox({
+      products: catalogue,
+      onRequest: (request) => {
+        if (request.path === '/products' && ++pages === 2) sandbox.state.setProducts([]);
+      },
+    });
+    try {
+      const result = await runCli(['prove', PRODUCTS_PIPELINE, '--date', '2011-12-09', '--seed', '1'], { IDEM_SOURCES: sourcesEnv(sandbox) });
+      expect(result.code, result.stdout + result.stderr).toBe(1);
+      const table = proveTable(result.stdout);
+      expect(table.get('clean run')).toEqual(['pass', 'rows 9']);
+      expect(table.get('kill at mid-stage, rerun')).toEqual([
+        'fail',
+        'mid-stage not reached: the run ended with exit 0 before it, so a crash there was never tried (it staged 0 records, the clean run 9)',
+      ]);
+      // Every other kill is reached, and its rerun finds the rows of the emptied catalogue missing.
+      for (const check of FAILPOINT_CHECKS.filter((c) => c !== 'kill at mid-stage, rerun')) {
+        expect([check, ...table.get(check)!]).toEqual([check, 'fail', expect.stringMatching(/^rows 0 ≠ 9, 9 missing \(online-retail P1, /)]);
+      }
+      // Only a check that does not apply to the pipeline is a skip.
+      expect([...table].filter(([, [outcome]]) => outcome === 'skip')).toEqual([['kill during post, rerun', ['skip', 'no destinations']]]);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 
