@@ -3,9 +3,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
+import { redactUrl } from '../config/redact-url.ts';
 import { createDialectAdapter } from '../dialect/create-dialect-adapter.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
-import { redactUrl } from '../config/redact-url.ts';
 import { UsageError } from '../errors/usage-error.ts';
 
 /** A throwaway, empty database. */

@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { ScratchDatabase } from '../db/create-scratch-database.ts';
 import type { Database } from '../db/database.ts';
 import { openDatabase } from '../db/open-database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
@@ -8,7 +9,6 @@ import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { RunKey } from '../runs/run-key.ts';
 import { startDestinationStandIns, type DestinationStandIns } from './destination-stand-ins.ts';
 import { readTargetSnapshot, type TargetSnapshot } from './read-target-snapshot.ts';
-import type { ScratchDatabase } from '../db/create-scratch-database.ts';
 import type { ScratchDatabases } from './scratch-databases.ts';
 
 /**

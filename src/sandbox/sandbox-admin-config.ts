@@ -26,5 +26,3 @@ export const sandboxAdminConfig = z.strictObject({
   maxRequestsPerSecond: z.number().nonnegative().optional(),
   faults: z.array(sandboxFault).optional(),
 }) satisfies z.ZodType<SandboxSettings & { faults?: SandboxFault[] }>;
-
-export type SandboxAdminConfig = z.infer<typeof sandboxAdminConfig>;
