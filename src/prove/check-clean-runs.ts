@@ -1,4 +1,5 @@
 import { runIdemChild } from '../child-process/start-idem-child.ts';
+import { EXIT_CODES } from '../outcome/outcome.ts';
 import { compareTargetSnapshots } from './compare-target-snapshots.ts';
 import { describeChildEnd } from './describe-child-end.ts';
 import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
@@ -42,7 +43,7 @@ export async function checkCleanRuns(target: ProveTarget, onCheck?: (check: Prov
 async function cleanRun(c: ProveCase): Promise<{ outcome: ProveCheckOutcome; reference?: ProveReference }> {
   const { destinations } = c.pipeline;
   const run = await runIdemChild(c.runArgs, c.env());
-  if (run.code !== 0 || run.summary?.outcome !== 'completed') return { outcome: { result: 'fail', counts: describeChildEnd(run) } };
+  if (run.code !== EXIT_CODES.ok || run.summary?.outcome !== 'completed') return { outcome: { result: 'fail', counts: describeChildEnd(run) } };
   const state = await c.inspect();
   const tally = c.standIns.tally();
   const expected = state.snapshot.size * destinations.length;
@@ -59,8 +60,8 @@ async function secondRun(c: ProveCase, reference: ProveReference): Promise<Prove
   const run = await runIdemChild(c.runArgs, c.env());
   const sent = c.standIns.requests() - before;
   const rows = compareTargetSnapshots(reference.snapshot, (await c.inspect()).snapshot);
-  const ok = run.code === 0 && run.summary?.outcome === 'noop' && sent === 0 && rows.equal;
-  return { result: ok ? 'pass' : 'fail', counts: [run.code === 0 ? String(run.summary?.outcome) : describeChildEnd(run), rows.text, ...requestsText(c, sent)].join(', ') };
+  const ok = run.code === EXIT_CODES.ok && run.summary?.outcome === 'noop' && sent === 0 && rows.equal;
+  return { result: ok ? 'pass' : 'fail', counts: [run.code === EXIT_CODES.ok ? String(run.summary?.outcome) : describeChildEnd(run), rows.text, ...requestsText(c, sent)].join(', ') };
 }
 
 async function forceRerun(c: ProveCase, reference: ProveReference): Promise<ProveCheckOutcome> {
@@ -69,8 +70,8 @@ async function forceRerun(c: ProveCase, reference: ProveReference): Promise<Prov
   const sent = c.standIns.requests() - before;
   const upsert = (run.summary?.counts as { upsert?: { inserted?: number; updated?: number } } | undefined)?.upsert;
   const rows = compareTargetSnapshots(reference.snapshot, (await c.inspect()).snapshot);
-  const ok = run.code === 0 && upsert?.inserted === 0 && upsert.updated === 0 && sent === 0 && rows.equal;
-  return { result: ok ? 'pass' : 'fail', counts: run.code === 0 ? [`inserted ${upsert?.inserted}`, `updated ${upsert?.updated}`, ...requestsText(c, sent), rows.text].join(', ') : describeChildEnd(run) };
+  const ok = run.code === EXIT_CODES.ok && upsert?.inserted === 0 && upsert.updated === 0 && sent === 0 && rows.equal;
+  return { result: ok ? 'pass' : 'fail', counts: run.code === EXIT_CODES.ok ? [`inserted ${upsert?.inserted}`, `updated ${upsert?.updated}`, ...requestsText(c, sent), rows.text].join(', ') : describeChildEnd(run) };
 }
 
 /** `requests N`, for a pipeline that posts anywhere (the stand-ins count what reached them). */

@@ -34,12 +34,6 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/**
- * Files that still read child processes' exit codes as literals. They belong to `idem prove`,
- * which is being reworked separately (issue 17); each entry must still hold a literal, so the
- * entry goes once the file uses src/outcome/outcome.ts.
- */
-const NOT_YET: readonly string[] = ['src/prove/prove-pipeline.ts', 'src/prove/run-idem-child.ts'];
 
 describe('exit codes come from src/outcome/outcome.ts only', () => {
   it('finds the literals this check exists for, and leaves other numbers alone', () => {
@@ -75,7 +69,6 @@ describe('exit codes come from src/outcome/outcome.ts only', () => {
     const files = sourceFiles('src').filter((file) => !file.startsWith('src/outcome/'));
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((file) => findExitCodeLiterals(file, readFileSync(path.join(PROJECT_DIR, file), 'utf8')));
-    expect(found.filter((hit) => !NOT_YET.some((file) => hit.startsWith(`${file}:`)))).toEqual([]);
-    for (const file of NOT_YET) expect(found.some((hit) => hit.startsWith(`${file}:`)), `${file} holds no exit-code literal any more: drop it from NOT_YET`).toBe(true);
+    expect(found).toEqual([]);
   });
 });
