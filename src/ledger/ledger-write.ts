@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/queryable.ts';
 import { retryLockConflict } from '../db/retry-lock-conflict.ts';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 
 const INSTANT = column.instant();
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import type { MigrationContext } from './migration-context.ts';
 

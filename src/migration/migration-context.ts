@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ColumnSpec, ColumnSpecs } from '../pipeline/column-type.ts';
+import type { ColumnSpec, ColumnSpecs } from '../column/column-type.ts';
 
 /** Table names and business columns for {@link MigrationContext.createPipelineTables}. */
 export interface PipelineTablesSpec {

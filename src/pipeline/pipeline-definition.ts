@@ -1,7 +1,7 @@
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
 import type { SourceDefinition } from '../source/source-definition.ts';
 import type { SourceRow } from '../source/source-row.ts';
-import type { ColumnSpecs } from './column-type.ts';
+import type { ColumnSpecs } from '../column/column-type.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { ScratchDatabase } from '../db/create-scratch-database.ts';
 import type { Database } from '../db/database.ts';
 import { openDatabase } from '../db/open-database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { appLockName } from '../runner/app-lock-name.ts';
+import { appLockName } from '../runs/app-lock-name.ts';
 import type { JobRun } from '../runs/job-run.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { RunKey } from '../runs/run-key.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 
 /** One quarantine row, as idem reads it. */
 export interface QuarantineEntry {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
-import { column } from '../pipeline/column-type.ts';
-import type { QuarantinedRow } from './quarantined-row.ts';
+import { column } from '../column/column-type.ts';
+import type { QuarantinedRow } from '../source/quarantined-row.ts';
 
 const BATCH_ROWS = 500;
 

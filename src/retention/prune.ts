@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import { deleteByIds } from '../db/delete-by-ids.ts';
 import { pruneLedger } from '../ledger/prune-ledger.ts';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { appLockName } from '../runner/app-lock-name.ts';
+import { appLockName } from '../runs/app-lock-name.ts';
 
 const HOUR_MS = 3_600_000;
 /** Stripe keeps idempotency keys for 24 hours. */

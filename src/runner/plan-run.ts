@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { postableItemsQuery } from '../ledger/ledger-reports.ts';
 import type { RunContext } from './run-context.ts';

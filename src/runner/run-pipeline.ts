@@ -4,7 +4,7 @@ import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
-import { appLockName } from './app-lock-name.ts';
+import { appLockName } from '../runs/app-lock-name.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { resolveSourceLocation } from './resolve-source-location.ts';
 import type { RunContext } from './run-context.ts';

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 import type { JobRun, JobRunStatus } from './job-run.ts';
 
 const INSTANT = column.instant();

@@ -3,7 +3,7 @@ import { finished } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import type { ZodType } from 'zod';
 import { SourceError } from '../errors/source-error.ts';
-import type { QuarantinedRow } from '../quarantine/quarantined-row.ts';
+import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
 
 /** What {@link readCsvRows} needs from a `CsvSource`. */

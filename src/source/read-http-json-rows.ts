@@ -8,7 +8,7 @@ import { requestJson } from '../http/request-json.ts';
 import type { JsonResponse } from '../http/request-json.ts';
 import { sendWithRetry } from '../http/send-with-retry.ts';
 import type { RetryInfo } from '../http/send-with-retry.ts';
-import type { QuarantinedRow } from '../quarantine/quarantined-row.ts';
+import type { QuarantinedRow } from './quarantined-row.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
 import type { SourceRow } from './source-row.ts';
 

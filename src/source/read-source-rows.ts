@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { SourceError } from '../errors/source-error.ts';
 import { resolveHttpSettings } from '../http/http-settings.ts';
 import type { RetryInfo } from '../http/send-with-retry.ts';
-import type { QuarantinedRow } from '../quarantine/quarantined-row.ts';
+import type { QuarantinedRow } from './quarantined-row.ts';
 import { readCsvRows } from './read-csv-rows.ts';
 import { readHttpJsonRows } from './read-http-json-rows.ts';
 import type { SourceDefinition } from './source-definition.ts';

@@ -1,10 +1,10 @@
 import type { Database } from '../db/database.ts';
-import { canonicalValue } from '../pipeline/canonical-value.ts';
-import { column, type ColumnSpec } from '../pipeline/column-type.ts';
+import { canonicalValue } from '../column/canonical-value.ts';
+import { column, type ColumnSpec } from '../column/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PipelineRecord } from '../pipeline/pipeline-record.ts';
 import { rowHashOfJson } from '../pipeline/row-hash.ts';
-import type { QuarantinedRow } from '../quarantine/quarantined-row.ts';
+import type { QuarantinedRow } from '../source/quarantined-row.ts';
 
 /**
  * Staging columns before the business columns, in load order, with the specs

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import type { UpsertCounts } from '../dialect/upsert-plan.ts';
-import { column } from '../pipeline/column-type.ts';
+import { column } from '../column/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { enqueueLedgerItems } from '../ledger/enqueue-ledger-items.ts';
 

@@ -2,7 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { mysqlLockName } from '../../src/dialect/mysql/mysql-lock-name.ts';
-import { appLockName } from '../../src/runner/app-lock-name.ts';
+import { appLockName } from '../../src/runs/app-lock-name.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect, type TestDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { pipeline as invoices } from '../../pipelines/online-retail-invoices.ts';
 import { pipeline as products } from '../../pipelines/online-retail-products.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';

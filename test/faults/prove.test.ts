@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { scratchDatabases } from '../../src/prove/scratch-databases.ts';
 import { ADMIN_URLS, describeEachDialect, DIALECTS, type TestDialect } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { column, type ColumnSpec } from '../../src/pipeline/column-type.ts';
+import { column, type ColumnSpec } from '../../src/column/column-type.ts';
 import { listPipelineNames, loadPipeline } from '../../src/pipeline/load-pipeline.ts';
 import type { PipelineDefinition } from '../../src/pipeline/pipeline-definition.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';

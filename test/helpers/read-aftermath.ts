@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/database.ts';
-import { appLockName } from '../../src/runner/app-lock-name.ts';
+import { appLockName } from '../../src/runs/app-lock-name.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { readInvoices, type InvoiceRow } from './read-target.ts';

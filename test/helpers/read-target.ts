@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/database.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 
 /** A target row of the example pipeline with canonical values (the same on every dialect). */

@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/database.ts';
-import { appLockName } from '../../src/runner/app-lock-name.ts';
+import { appLockName } from '../../src/runs/app-lock-name.ts';
 
 /**
  * Waits, polling in-process every 50 ms, until a pipeline's app lock is free, then releases it

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import type { DuplicateKeyRule } from '../../src/pipeline/pipeline-definition.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';

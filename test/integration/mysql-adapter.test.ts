@@ -3,7 +3,7 @@ import type { Database } from '../../src/db/database.ts';
 import { loadDataLine, mysqlBulkLoad } from '../../src/dialect/mysql/mysql-bulk-load.ts';
 import { assertSupportedMysqlServer, MYSQL_MINIMUM_RELEASES, parseMysqlServerVersion } from '../../src/dialect/mysql/mysql-server-version.ts';
 import { mysqlConnectionOptions } from '../../src/dialect/mysql/mysql-types.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { createTestDatabase, DIALECTS, MYSQL_ADMIN_URL, type TestDatabase } from '../helpers/dialects.ts';
 import { openMigratedDatabase, openTestDatabase } from '../helpers/test-db.ts';
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/errors/source-error.ts';
-import type { QuarantinedRow } from '../../src/quarantine/quarantined-row.ts';
+import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
 import { readCsvRows } from '../../src/source/read-csv-rows.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 

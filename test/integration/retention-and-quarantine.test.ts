@@ -4,7 +4,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createMigrationContext } from '../../src/migration/create-migration-context.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import { replayQuarantine } from '../../src/runner/replay-quarantine.ts';
 import { runPipeline } from '../../src/runner/run-pipeline.ts';

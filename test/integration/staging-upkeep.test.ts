@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 

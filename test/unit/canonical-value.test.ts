@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalValue } from '../../src/pipeline/canonical-value.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { canonicalValue } from '../../src/column/canonical-value.ts';
+import { column } from '../../src/column/column-type.ts';
 import { rowHash } from '../../src/pipeline/row-hash.ts';
 
 describe('canonicalValue', () => {

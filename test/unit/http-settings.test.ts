@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { DestinationDefinition } from '../../src/destination/destination-definition.ts';
 import { DEFAULT_HTTP_SETTINGS, httpSettingsProblem, resolveHttpSettings, type HttpSettingsInput } from '../../src/http/http-settings.ts';
-import { column } from '../../src/pipeline/column-type.ts';
+import { column } from '../../src/column/column-type.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import { httpJsonSource } from '../../src/source/http-json-source.ts';
 

@@ -22,8 +22,8 @@ import { quoteMssqlIdentifier } from '../../src/dialect/mssql/mssql-quote-identi
 import { addMssqlColumn, mssqlBulkColumnType, mssqlColumnType, toMssqlBulkValue } from '../../src/dialect/mssql/mssql-types.ts';
 import { mssqlUpdateChangedSql, mssqlUpsert, rowCountOf, withRowCount } from '../../src/dialect/mssql/mssql-upsert.ts';
 import { UsageError } from '../../src/errors/usage-error.ts';
-import { canonicalValue } from '../../src/pipeline/canonical-value.ts';
-import { column, type ColumnSpec } from '../../src/pipeline/column-type.ts';
+import { canonicalValue } from '../../src/column/canonical-value.ts';
+import { column, type ColumnSpec } from '../../src/column/column-type.ts';
 
 const plan = { staging: 'stg_x', target: 'x', columns: ['a', 'b'], runKey: '2010-12-01', now: new Date('2026-01-01T00:00:00.000Z') };
 const URL = 'mssql://etl:S3cret%21@db.internal:1433/etl?trustServerCertificate=true';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Connection } from 'tedious';
-import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { ColumnSpec } from '../../column/column-type.ts';
 import { mssqlInsertChunks } from './mssql-insert-chunk-rows.ts';
 import { quoteMssqlIdentifier } from './mssql-quote-identifier.ts';
 import { type MssqlBulkColumnType, mssqlBulkColumnType, toMssqlBulkValue } from './mssql-types.ts';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';

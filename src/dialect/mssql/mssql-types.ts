@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { TYPES } from 'tedious';
 import { UsageError } from '../../errors/usage-error.ts';
-import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { ColumnSpec } from '../../column/column-type.ts';
 
 /**
  * The collation of every text column idem creates on SQL Server: binary, so comparisons are

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
-import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter } from '../dialect-adapter.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';

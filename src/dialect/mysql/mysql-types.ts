@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ConnectionOptions } from 'mysql2';
-import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { ColumnSpec } from '../../column/column-type.ts';
 
 /** Which server speaks the MySQL protocol: the exact text collation differs between them. */
 export type MysqlFlavour = 'mariadb' | 'mysql';

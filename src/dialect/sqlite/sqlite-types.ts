@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ColumnSpec } from '../../pipeline/column-type.ts';
+import type { ColumnSpec } from '../../column/column-type.ts';
 
 /**
  * Adds a business column with a SQLite type that holds its canonical value exactly. SQLite has
