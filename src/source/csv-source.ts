@@ -1,9 +1,15 @@
 import type { ZodType } from 'zod';
 
+/** The character encodings a {@link CsvSource} reads. `latin1` is read as `windows-1252`. */
+export type CsvEncoding = 'utf-8' | 'windows-1252' | 'latin1';
+
 /**
  * A CSV file source (RFC 4180, as csv-parse reads it): a UTF-8 BOM is dropped, CRLF and LF both
  * end a record, quoted fields may hold commas, doubled quotes and newlines, and blank lines are
- * skipped. The first record is the header.
+ * skipped. The first record is the header. A file that is not what it claims to be fails the
+ * run before any of it is upserted, naming the file, line, field, rule and value: bytes that are
+ * not in its `encoding`, a NUL byte, a record over `maxRecordBytes`, a last line without a line
+ * break, no header at all, or a header that differs.
  */
 export interface CsvSource<Row> {
   readonly kind: 'csv';
@@ -29,11 +35,47 @@ export interface CsvSource<Row> {
   readonly invalidRows: 'quarantine' | 'fail';
   /** A `--date` run whose file does not exist: `error` fails the run, `skip` completes it empty. @defaultValue 'error' */
   readonly missing: 'error' | 'skip';
+  /**
+   * The file's character encoding. `utf-8`: a byte sequence that is not UTF-8 fails the run,
+   * naming its line, byte offset and field (nothing is replaced by U+FFFD). `windows-1252`, and
+   * `latin1` read as `windows-1252` (as the WHATWG Encoding Standard and browsers read it), by
+   * Node's `TextDecoder`: every byte is a character. @defaultValue 'utf-8'
+   */
+  readonly encoding: CsvEncoding;
+  /**
+   * A file with no header line (0 bytes, or only a BOM or blank lines): `error` fails the run (a
+   * writer that died before its first line looks the same); `no-rows` reads it as a file with no
+   * rows, like a header-only file. @defaultValue 'error'
+   */
+  readonly emptyFile: 'error' | 'no-rows';
+  /**
+   * `required`: a file whose last line does not end with a line break is taken for a cut
+   * transfer and fails the run, naming the last line, before any of it is read. `optional`: for
+   * sources that never end their last line with one. @defaultValue 'required'
+   */
+  readonly lastLineBreak: 'required' | 'optional';
+  /**
+   * The largest record, in bytes of its fields' text (quotes and delimiters not counted). A
+   * longer record fails the run, naming its line and field, before it is held in memory whole.
+   * @defaultValue 1048576 (1 MiB)
+   */
+  readonly maxRecordBytes: number;
 }
 
+/** The options {@link csvSource} fills in when a pipeline leaves them out. */
+export const CSV_SOURCE_DEFAULTS = Object.freeze({
+  invalidRows: 'fail',
+  missing: 'error',
+  encoding: 'utf-8',
+  emptyFile: 'error',
+  lastLineBreak: 'required',
+  maxRecordBytes: 1024 * 1024,
+} as const satisfies Partial<CsvSource<unknown>>);
+
+/** The {@link CsvSource} options that have a default. */
+export type CsvSourceDefaulted = keyof typeof CSV_SOURCE_DEFAULTS;
+
 /** Builds a {@link CsvSource} with its defaults. */
-export function csvSource<Row>(
-  spec: Omit<CsvSource<Row>, 'kind' | 'invalidRows' | 'missing'> & Partial<Pick<CsvSource<Row>, 'invalidRows' | 'missing'>>,
-): CsvSource<Row> {
-  return Object.freeze({ kind: 'csv' as const, invalidRows: 'fail' as const, missing: 'error' as const, ...spec });
+export function csvSource<Row>(spec: Omit<CsvSource<Row>, 'kind' | CsvSourceDefaulted> & Partial<Pick<CsvSource<Row>, CsvSourceDefaulted>>): CsvSource<Row> {
+  return Object.freeze({ kind: 'csv' as const, ...CSV_SOURCE_DEFAULTS, ...spec });
 }

@@ -1,19 +1,27 @@
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { finished } from 'node:stream';
-import { parse, CsvError } from 'csv-parse';
-import type { ZodType } from 'zod';
+import { parse, type CsvError } from 'csv-parse';
 import { SourceError } from '../errors/source-error.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
+import { CsvByteCheck, type CsvByteFault } from './csv-byte-check.ts';
+import { CSV_SOURCE_DEFAULTS, type CsvSource } from './csv-source.ts';
+import { decodeSourceText } from './decode-source-text.ts';
+import { describeValue } from './describe-value.ts';
+import { headerMismatch } from './header-mismatch.ts';
+import { locateCsvOffset } from './locate-csv-offset.ts';
 import type { SourceRow } from './source-row.ts';
 
-/** What {@link readCsvRows} needs from a `CsvSource`. */
-export interface CsvReadSpec<Row> {
-  readonly header: readonly string[];
-  readonly row: ZodType<Row>;
-}
+/** What {@link readCsvRows} needs from a `CsvSource`; options left out take `csvSource`'s defaults. */
+export type CsvReadSpec<Row> = Pick<CsvSource<Row>, 'header' | 'row'> &
+  Partial<Pick<CsvSource<Row>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes'>>;
+type CsvReadOptions = Required<Pick<CsvSource<unknown>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes'>>;
 
 /** Line breaks inside one field: CRLF, a lone CR and a lone LF each end one line. */
 const LINE_BREAK = /\r\n?|\n/g;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+/** Bytes of the file's start read for a message about its first line. */
+const FIRST_LINE_BYTES = 64 * 1024;
 
 /** How many lines the fields of one record span beyond its first (quoted fields may hold line breaks). */
 function extraLines(record: readonly string[]): number {
@@ -35,12 +43,64 @@ function recordText(raw: string): string {
   return raw.replace(/^[\r\n]+|[\r\n]+$/g, '');
 }
 
+/** The field at `index` for a message: its header name, or its position past the header. */
+function fieldName(header: readonly string[], index: number): string {
+  return header[index] ?? `field ${index + 1} (past the header's ${header.length})`;
+}
+
+/** The file's first line, decoded (a BOM dropped), for a header message when csv-parse could not read it. */
+async function firstLine(file: string, encoding: CsvReadOptions['encoding']): Promise<string> {
+  const handle = await open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(FIRST_LINE_BYTES), 0, FIRST_LINE_BYTES, 0);
+    const text = decodeSourceText(buffer.subarray(0, bytesRead), encoding);
+    return text.split(/\r|\n/, 1)[0]!;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Before anything is read: a file whose last byte is not a line break is refused as cut in
+ * transfer (unless `lastLineBreak: 'optional'`), naming its last line and the field it ends in.
+ * A 0-byte or BOM-only file is left to the empty-file rule.
+ */
+async function refuseCutFile(file: string, header: readonly string[], options: CsvReadOptions): Promise<void> {
+  if (options.lastLineBreak === 'optional') return;
+  const handle = await open(file);
+  let size: number;
+  let last: Buffer;
+  try {
+    size = (await handle.stat()).size;
+    const length = Math.min(size, UTF8_BOM.length);
+    last = (await handle.read(Buffer.alloc(length), 0, length, size - length)).buffer;
+  } finally {
+    await handle.close();
+  }
+  if (size === 0 || last.equals(UTF8_BOM.subarray(0, size)) || last.at(-1) === 0x0a || last.at(-1) === 0x0d) return;
+  const { line, field } = await locateCsvOffset(file, size - 1, options);
+  const rule = 'the file does not end with a line break, so its last line looks cut off in transfer';
+  const advice = "; if this source never ends its last line with one, declare lastLineBreak: 'optional'";
+  throw new SourceError(file, line, field ? `${fieldName(header, field.index)}: ${rule} (got ${describeValue(field.value)})${advice}` : `${rule}${advice}`);
+}
+
 /**
  * Streams a CSV file through csv-parse and yields validated rows with their starting line.
  * A row with the wrong field count or a value the schema rejects goes to `quarantine`, naming
  * the line, the field and the rule, with the row's text as read. Memory stays flat: one record
- * at a time (plus csv-parse's and the file stream's buffers, 64 KiB each).
+ * at a time, at most `maxRecordBytes` (plus csv-parse's and the file stream's buffers).
  *
+ * The file itself must be what the source says, or the run fails before any row past the fault
+ * is read: a last line without a line break (checked first, before reading), no header line at
+ * all (unless `emptyFile: 'no-rows'`), a header that differs (checked on the first record, before
+ * csv-parse reads further, so a semicolon-delimited file is named as such), a byte sequence that
+ * is not in the source's `encoding`, a NUL byte, a record over `maxRecordBytes`, a file csv-parse
+ * cannot parse. The bytes are checked a chunk at a time before csv-parse reads them
+ * ({@link CsvByteCheck}); a fault is located (line, field, value) by reading the file again.
+ *
+ * The file is fed to csv-parse a chunk at a time and its records are taken with `read()` until
+ * it holds none (csv-parse parses a written chunk at once): records come in file order, so the
+ * header is checked, and the rows before a fault are read, before the fault is reported.
  * Lines are counted here rather than taken from csv-parse's `info` (which builds two objects per
  * record and costs more than the parse itself): a record starts on the line after the previous
  * one ends, and spans one line more for each line break inside its quoted fields; blank lines
@@ -48,8 +108,8 @@ function recordText(raw: string): string {
  * is the file stream's read position, a little ahead of the record (for the progress bar).
  * `onRow` is called with each validated row before it is yielded.
  *
- * @throws SourceError when the file cannot be read, its header differs, or csv-parse cannot
- *   parse it at all (for example an unclosed quote), naming the file and line.
+ * @throws SourceError naming the file and line (and the field and value where there is one)
+ *   for every refusal above, and when the file cannot be read.
  */
 export async function* readCsvRows<Row>(
   file: string,
@@ -57,33 +117,82 @@ export async function* readCsvRows<Row>(
   quarantine: (row: QuarantinedRow) => Promise<void>,
   onRow?: (row: SourceRow<unknown>) => void,
 ): AsyncGenerator<SourceRow<Row>> {
-  const input = createReadStream(file);
-  const parser = input.pipe(parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true }));
-  // Records are taken with `read()` while the parser holds some, waiting only when it holds
-  // none: `for await` over the stream adds an async generator step (promises) per record.
-  // `outcome`: undefined while records may come, null once the parser ended, else its error.
-  let outcome: Error | null | undefined;
-  let wake = (): void => {};
-  const settle = (error?: Error | null): void => {
-    outcome ??= error ?? null;
-    wake();
+  const options: CsvReadOptions = {
+    encoding: spec.encoding ?? CSV_SOURCE_DEFAULTS.encoding,
+    emptyFile: spec.emptyFile ?? CSV_SOURCE_DEFAULTS.emptyFile,
+    lastLineBreak: spec.lastLineBreak ?? CSV_SOURCE_DEFAULTS.lastLineBreak,
+    maxRecordBytes: spec.maxRecordBytes ?? CSV_SOURCE_DEFAULTS.maxRecordBytes,
   };
-  parser.on('readable', () => wake());
-  finished(parser, { writable: false }, settle);
-  input.on('error', settle);
   const names = spec.header;
   const width = names.length;
+  const input = createReadStream(file);
+  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const bytes = new CsvByteCheck(options.encoding);
+  const parser = parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: options.maxRecordBytes });
+  // `ended`: once the parser has emitted 'end' (or failed: `parser.errored`); `inputDone`: once
+  // the file is read to its end and the parser told so.
+  let ended = false;
+  let wake = (): void => {};
+  parser.on('readable', () => wake());
+  finished(parser, { writable: false }, () => {
+    ended = true;
+    wake();
+  });
+  let fault: CsvByteFault | undefined;
+  let inputDone = false;
   let header = true;
   let nextLine = 1;
+
+  /** The refusal for a byte fault: its line, field, byte offset and value. */
+  const byteFaultError = async (found: CsvByteFault): Promise<SourceError> => {
+    const { line, field } = await locateCsvOffset(file, found.offset, options);
+    const hex = [...found.bytes].map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
+    const rule =
+      found.kind === 'nul'
+        ? `a NUL byte (0x00) at byte offset ${found.offset}: a text source must not hold one`
+        : `bytes that are not UTF-8 (${hex}) at byte offset ${found.offset}: the file is not UTF-8`;
+    const got = field ? ` (got ${describeValue(field.value)})` : '';
+    const advice = found.kind === 'invalid-utf-8' ? "; if the source writes windows-1252 or latin1, declare encoding: 'windows-1252'" : '';
+    return new SourceError(file, line, `${field ? `${fieldName(names, field.index)}: ` : ''}${rule}${got}${advice}`);
+  };
+
+  /** The refusal for csv-parse's error, at the line where the record it was reading starts. */
+  const parseError = async (error: CsvError): Promise<SourceError> => {
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      const field = fieldName(names, Number(error.column));
+      const got = typeof error.raw === 'string' ? ` (got ${describeValue(recordText(error.raw))})` : '';
+      return new SourceError(file, nextLine, `${field}: a record longer than ${options.maxRecordBytes} bytes, the source's maxRecordBytes${got}`);
+    }
+    // A first line csv-parse cannot read is no header: say what was expected.
+    const first = header ? await firstLine(file, options.encoding) : undefined;
+    if (first !== undefined && first !== names.join(',')) return new SourceError(file, nextLine, headerMismatch(names, first), error);
+    return new SourceError(file, nextLine, error.message, error);
+  };
+
   try {
+    await refuseCutFile(file, names, options);
     for (;;) {
-      const item = parser.destroyed ? null : (parser.read() as { record: string[]; raw: string } | null);
+      const item = parser.read() as { record: string[]; raw: string } | null;
       if (item === null) {
-        if (outcome === null) break;
-        if (outcome) throw outcome;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
+        if (parser.errored) throw await parseError(parser.errored as CsvError);
+        if (fault) throw await byteFaultError(fault);
+        if (ended) break;
+        if (inputDone) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          continue;
+        }
+        const next = await chunks.next();
+        if (next.done) {
+          fault = bytes.end();
+          if (!fault) parser.end();
+          inputDone = true;
+        } else {
+          const checked = bytes.next(next.value);
+          fault = checked.fault;
+          parser.write(checked.text);
+        }
         continue;
       }
       const { record, raw } = item;
@@ -93,9 +202,7 @@ export async function* readCsvRows<Row>(
       if (isBlank(record, raw)) continue;
       if (header) {
         header = false;
-        if (record.join(',') !== names.join(',')) {
-          throw new SourceError(file, line, `header must be ${names.join(',')} (got ${record.join(',')})`);
-        }
+        if (record.join(',') !== names.join(',')) throw new SourceError(file, line, headerMismatch(names, recordText(raw)));
         continue;
       }
       if (record.length !== width) {
@@ -112,12 +219,19 @@ export async function* readCsvRows<Row>(
       } else {
         const issue = parsed.error.issues[0]!;
         const field = issue.path.join('.');
-        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${JSON.stringify(fields[field] ?? null)})`, raw: recordText(raw) });
+        const value = fields[field];
+        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${value === undefined ? 'null' : describeValue(value)})`, raw: recordText(raw) });
       }
+    }
+    if (header && options.emptyFile === 'error') {
+      throw new SourceError(
+        file,
+        undefined,
+        `the file has no header line (${input.bytesRead === 0 ? '0 bytes' : 'only a BOM or blank lines'}): a writer that failed before its first line leaves such a file; if an empty file means no rows for this source, declare emptyFile: 'no-rows'`,
+      );
     }
   } catch (error) {
     if (error instanceof SourceError) throw error;
-    if (error instanceof CsvError) throw new SourceError(file, (error as CsvError & { lines?: number }).lines, error.message, error);
     throw new SourceError(file, undefined, (error as Error).message, error);
   } finally {
     parser.destroy();
