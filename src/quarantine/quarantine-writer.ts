@@ -1,12 +1,15 @@
 import type { Database } from '../db/database.ts';
 import { column } from '../column/column-type.ts';
+import { boundQuarantineText } from './quarantine-text.ts';
 import type { QuarantinedRow } from '../source/quarantined-row.ts';
 
 const BATCH_ROWS = 500;
 
 /**
  * Collects quarantined rows for one run key and writes them in batches, replacing what an
- * earlier attempt of the same run key quarantined (the table shows the latest attempt).
+ * earlier attempt of the same run key quarantined (the table shows the latest attempt). A
+ * `raw` or `reason` longer than `QUARANTINE_TEXT_MAX_CHARS` is cut, with a marker that gives its
+ * length (`boundQuarantineText`).
  */
 export class QuarantineWriter {
   readonly #db: Database;
@@ -39,7 +42,12 @@ export class QuarantineWriter {
     await this.#db.knex('quarantine').where({ job_name: this.#jobName, run_key: this.#runKey }).delete();
   }
 
-  async add(row: QuarantinedRow): Promise<void> {
+  async add(quarantined: QuarantinedRow): Promise<void> {
+    const row: QuarantinedRow = {
+      ...quarantined,
+      reason: boundQuarantineText(quarantined.reason),
+      raw: quarantined.raw === undefined ? undefined : boundQuarantineText(quarantined.raw),
+    };
     this.#first ??= row;
     this.#count += 1;
     this.#pending.push(row);

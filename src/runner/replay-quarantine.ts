@@ -4,11 +4,8 @@ import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { csvLine } from '../dialect/csv-line.ts';
-import { listQuarantine } from '../quarantine/quarantine-queries.ts';
-import { dateRunKey, type RunKey } from '../runs/run-key.ts';
-import type { RunContext } from './run-context.ts';
-import { runPipeline } from './run-pipeline.ts';
-import type { RunResult } from './run-result.ts';
+import { listQuarantine } from './quarantine-queries.ts';
+import { isCutQuarantineText, QUARANTINE_TEXT_MAX_CHARS } from './quarantine-text.ts';
 
 /**
  * Re-stages a run key's quarantined rows after a fix (a corrected pipeline, or corrected raw
@@ -18,7 +15,8 @@ import type { RunResult } from './run-result.ts';
  * Only for pipelines whose CSV source declares `invalidRows: 'quarantine'` (row-level records):
  * under `'fail'` the whole run failed, and a record built from several rows (an invoice from its
  * lines) must be rebuilt from the whole source, so the fix is a plain rerun of the run key.
- * @throws UsageError for other pipelines, or when nothing is quarantined for the run key.
+ * @throws UsageError for other pipelines, when nothing is quarantined for the run key, or when a
+ *   quarantined row has no raw text or was kept cut (`isCutQuarantineText`).
  */
 export async function replayQuarantine(ctx: RunContext, args: { pipeline: PipelineDefinition; runKey: string; triggeredBy: string }): Promise<RunResult> {
   const { pipeline } = args;
@@ -30,6 +28,9 @@ export async function replayQuarantine(ctx: RunContext, args: { pipeline: Pipeli
   // A record rejected by a column rule has no source text; replaying the rest would drop it.
   const recordLevel = entries.filter((e) => e.raw === null).length;
   if (recordLevel > 0) throw new UsageError(`${recordLevel} quarantined record(s) of run key ${args.runKey} have no source row to replay: ${rerun}`);
+  // A cut text is not the record: replayed, it would load a shortened last field.
+  const cut = entries.filter((e) => isCutQuarantineText(e.raw!)).length;
+  if (cut > 0) throw new UsageError(`${cut} quarantined row(s) of run key ${args.runKey} were longer than ${QUARANTINE_TEXT_MAX_CHARS} characters and are kept cut: ${rerun}`);
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-replay-'));
   const file = path.join(dir, 'quarantine-replay.csv');
   try {
