@@ -12,7 +12,7 @@ const spec = {
   row: z.object({ id: z.string(), name: z.string(), qty: z.string().regex(/^\d+$/, 'expected an integer') }),
 };
 
-async function read(content: string, options: Partial<CsvReadSpec<unknown>> = {}) {
+async function read(content: string, options: Omit<CsvReadSpec<unknown>, 'header' | 'row'> = {}) {
   const file = path.join(writeTempSource('lines.csv', content), 'lines.csv');
   const quarantined: Omit<QuarantinedRow, 'source'>[] = [];
   const rows: { line: number; id: string }[] = [];
