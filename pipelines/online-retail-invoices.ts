@@ -22,7 +22,8 @@ function instantOf(localTime: string): string | null {
   let instant = instants.get(localTime);
   if (instant === undefined) {
     const parsed = DateTime.fromSQL(localTime, { zone: TIME_ZONE });
-    instant = parsed.isValid && parsed.toFormat('yyyy-MM-dd HH:mm:ss') === localTime ? parsed.toUTC().toISO() : null;
+    // A time luxon moved (out of the DST gap, or 24:00 to the next day) has another hour.
+    instant = parsed.isValid && parsed.hour === Number(localTime.slice(11, 13)) ? parsed.toUTC().toISO() : null;
     if (instants.size >= MAX_CACHED_TIMES) instants.clear();
     instants.set(localTime, instant);
   }
