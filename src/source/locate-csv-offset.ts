@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
 import type { CsvEncoding } from './csv-source.ts';
 import { decodeSourceText } from './decode-source-text.ts';
 
@@ -26,37 +27,46 @@ async function lineBreaksBefore(file: string, offset: number): Promise<number> {
   return breaks;
 }
 
+/** The field of one record's bytes (`record`) that holds the byte at `at`, decoded as `encoding`. */
+function fieldIn(record: Buffer, at: number, encoding: CsvEncoding): CsvLocation['field'] {
+  let found: CsvLocation['field'];
+  parseSync(record, {
+    encoding: 'latin1',
+    relax_column_count: true,
+    // `bytes` is where the field ends (its delimiter, or the end of the record).
+    cast: (value, context) => {
+      if (found === undefined && context.bytes > at) found = { index: Number(context.column), value: decodeSourceText(Buffer.from(value, 'latin1'), encoding) };
+      return value;
+    },
+  });
+  return found;
+}
+
 /**
- * Reads `file` again with csv-parse (as the reader does, bytes read as latin1 so that each is
- * one character) up to the field that holds `offset`, and decodes that field as the source's
- * `encoding` (bytes that are not UTF-8 become U+FFFD). No field when csv-parse fails before
- * it or the record is longer than `maxRecordBytes`.
+ * Reads `file` again with csv-parse as the reader does (bytes read as latin1, so that a
+ * record's raw text has one character per byte), adding up the records' lengths up to the one
+ * that holds `offset`, then finds the field in that record alone. A record's raw text is its
+ * bytes but for the second byte of a CRLF that ends it. No field when csv-parse fails before
+ * it or a record is longer than `maxRecordBytes`.
  */
 async function fieldAt(file: string, offset: number, encoding: CsvEncoding, maxRecordBytes: number): Promise<CsvLocation['field']> {
-  let found: CsvLocation['field'];
   const input = createReadStream(file);
-  const parser = input.pipe(
-    parse({
-      encoding: 'latin1',
-      skip_empty_lines: false,
-      relax_column_count: true,
-      max_record_size: maxRecordBytes,
-      // `bytes` is where the field ends (its delimiter, or the end of the file).
-      cast: (value, context) => {
-        if (found === undefined && context.bytes > offset) found = { index: Number(context.column), value: decodeSourceText(Buffer.from(value, 'latin1'), encoding) };
-        return value;
-      },
-    }),
-  );
+  const parser = input.pipe(parse({ encoding: 'latin1', skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: maxRecordBytes }));
+  let start = 0;
   try {
-    for await (const _record of parser) if (found) break;
+    for await (const { raw } of parser as AsyncIterable<{ raw: string }>) {
+      const delimiter = parser.options.record_delimiter[0];
+      const length = raw.length + (delimiter && delimiter.length > 1 && raw.charCodeAt(raw.length - 1) === delimiter[0] ? delimiter.length - 1 : 0);
+      if (offset < start + length) return fieldIn(Buffer.from(raw, 'latin1'), offset - start, encoding);
+      start += length;
+    }
   } catch {
     // The file cannot be read as CSV up to there: the line alone must do.
   } finally {
     parser.destroy();
     input.destroy();
   }
-  return found;
+  return undefined;
 }
 
 /**

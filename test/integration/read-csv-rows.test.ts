@@ -129,9 +129,9 @@ describe('readCsvRows refuses a file that is not what its source says', () => {
   });
 
   it('refuses a NUL byte in any encoding, naming line, field and byte offset', async () => {
-    for (const encoding of ['utf-8', 'windows-1252'] as const) {
-      const { file, error } = await readWith('id,name,qty\n1,a,2\n2,"x\ny\0z",3\n', { encoding });
-      expect(error).toBe(`${file}:4: name: a NUL byte (0x00) at byte offset 24: a text source must not hold one (got "x\\ny\\u0000z")`);
+    for (const [encoding, eol, offset] of [['utf-8', '\n', 24], ['windows-1252', '\r\n', 27]] as const) {
+      const { file, error } = await readWith(`id,name,qty${eol}1,a,2${eol}2,"x${eol}y\0z",3${eol}`, { encoding });
+      expect(error).toBe(`${file}:4: name: a NUL byte (0x00) at byte offset ${offset}: a text source must not hold one (got ${JSON.stringify(`x${eol}y\0z`)})`);
     }
   });
 
