@@ -73,7 +73,7 @@ export const CSV_SOURCE_DEFAULTS = Object.freeze({
 } as const satisfies Partial<CsvSource<unknown>>);
 
 /** The {@link CsvSource} options that have a default. */
-export type CsvSourceDefaulted = keyof typeof CSV_SOURCE_DEFAULTS;
+type CsvSourceDefaulted = keyof typeof CSV_SOURCE_DEFAULTS;
 
 /** Builds a {@link CsvSource} with its defaults. */
 export function csvSource<Row>(spec: Omit<CsvSource<Row>, 'kind' | CsvSourceDefaulted> & Partial<Pick<CsvSource<Row>, CsvSourceDefaulted>>): CsvSource<Row> {

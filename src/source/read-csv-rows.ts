@@ -77,7 +77,8 @@ async function refuseCutFile(file: string, header: readonly string[], options: C
   } finally {
     await handle.close();
   }
-  if (size === 0 || last.equals(UTF8_BOM.subarray(0, size)) || last.at(-1) === 0x0a || last.at(-1) === 0x0d) return;
+  const bomOnly = size <= UTF8_BOM.length && last.equals(UTF8_BOM.subarray(0, size));
+  if (size === 0 || bomOnly || last.at(-1) === 0x0a || last.at(-1) === 0x0d) return;
   const { line, field } = await locateCsvOffset(file, size - 1, options);
   const rule = 'the file does not end with a line break, so its last line looks cut off in transfer';
   const advice = "; if this source never ends its last line with one, declare lastLineBreak: 'optional'";
