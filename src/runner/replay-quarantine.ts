@@ -36,7 +36,9 @@ export async function replayQuarantine(ctx: RunContext, args: { pipeline: Pipeli
   try {
     writeFileSync(file, `${csvLine(pipeline.source.header)}${entries.map((e) => e.raw).join('\n')}\n`);
     const runKey: RunKey = args.runKey.startsWith('file:') ? { kind: 'file', value: args.runKey, file } : dateRunKey(args.runKey);
-    return await runPipeline(ctx, { pipeline, runKey, force: true, triggeredBy: args.triggeredBy, sourceLocation: file });
+    // The replay file is idem's own, written as UTF-8 whatever the source's encoding.
+    const replayed: PipelineDefinition = { ...pipeline, source: { ...pipeline.source, encoding: 'utf-8' } };
+    return await runPipeline(ctx, { pipeline: replayed, runKey, force: true, triggeredBy: args.triggeredBy, sourceLocation: file });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

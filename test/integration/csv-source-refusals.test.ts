@@ -167,30 +167,49 @@ describeEachDialect('CSV source options: a windows-1252 export without a last li
     await testDb.drop();
   });
 
-  it('decodes windows-1252 as the WHATWG table does, and quarantines a 70,000-character row with its text cut', async () => {
+  it('decodes windows-1252 as the WHATWG table does; quarantines a 70,000-character row cut, and replays none cut', async () => {
     const result = await runCli(['run', 'test-cp1252-products', '--date', '2026-01-05'], env);
     expect(result.code).toBe(0);
-    expect(summaryOf(result).counts.extract).toMatchObject({ rows: 4, quarantined: 1 });
-    const products = await db.knex('test_cp1252_products').orderBy('source_reference');
+    expect(summaryOf(result).counts.extract).toMatchObject({ rows: 4, quarantined: 2 });
+    const names = async () => (await db.knex('test_cp1252_products').orderBy('source_reference')).map((p: any) => [p.source_reference, p.name]);
     // The last line has no line break (lastLineBreak: 'optional'); 0x80 is €, 0x91/0x92 quotes, 0x96 a dash.
-    expect(products.map((p: any) => [p.source_reference, p.name])).toEqual([
+    expect(await names()).toEqual([
       ['A1', 'CAFÉ CRÈME'],
       ['A2', '€ GIFT VOUCHER'],
       ['A3', '‘SMART’ QUOTES – DASH'],
       ['A5', 'LAST LINE ŽŸ'],
     ]);
-    const [entry, ...others] = await db.knex('quarantine').select('*');
-    expect(others).toEqual([]);
-    expect(entry).toMatchObject({ run_key: '2026-01-05', line: 5, reason: 'expected 3 fields, found 4' });
+    const quarantined = await db.knex('quarantine').select('*').orderBy('line');
+    expect(quarantined.map((q: any) => [q.run_key, q.line, q.reason])).toEqual([
+      ['2026-01-05', 5, 'expected 3 fields, found 4'],
+      ['2026-01-05', 6, 'expected 3 fields, found 4'],
+    ]);
     // MySQL's and MariaDB's TEXT holds 65,535 bytes: whole, this row could not be stored.
     const whole = `A4,${'A'.repeat(70_000)},1.00,EXTRA`;
-    expect(entry.raw).toBe(`${whole.slice(0, QUARANTINE_TEXT_MAX_CHARS)}… [cut by idem: ${whole.length} characters in all]`);
+    expect(quarantined[0].raw).toBe(`${whole.slice(0, QUARANTINE_TEXT_MAX_CHARS)}… [cut by idem: ${whole.length} characters in all]`);
+    expect(quarantined[1].raw).toBe('A6,CRÈME BRÛLÉE €,4,00');
 
     // A cut row replayed would load a shortened last field: replay refuses.
-    const replay = await runCli(['quarantine', 'test-cp1252-products', '--run-key', '2026-01-05', '--replay'], env);
-    expect(replay.code).toBe(2);
-    expect(replay.stderr).toContain(`1 quarantined row(s) of run key 2026-01-05 were longer than ${QUARANTINE_TEXT_MAX_CHARS} characters and are kept cut`);
-    expect((await db.knex('test_cp1252_products')).length).toBe(4);
+    const replay = ['quarantine', 'test-cp1252-products', '--run-key', '2026-01-05', '--replay'];
+    const refused = await runCli(replay, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`1 quarantined row(s) of run key 2026-01-05 were longer than ${QUARANTINE_TEXT_MAX_CHARS} characters and are kept cut`);
+    expect((await names()).length).toBe(4);
+
+    // Once the operator has corrected both texts, they replay, read back as the text they are.
+    await db.knex('quarantine').where({ line: 5 }).update({ raw: 'A4,PLAIN NAME,1.00' });
+    await db.knex('quarantine').where({ line: 6 }).update({ raw: 'A6,CRÈME BRÛLÉE €,4.00' });
+    const replayed = await runCli(replay, env);
+    expect(replayed.code).toBe(0);
+    expect(summaryOf(replayed).counts.upsert).toMatchObject({ inserted: 2, updated: 0, unchanged: 0 });
+    expect(await names()).toEqual([
+      ['A1', 'CAFÉ CRÈME'],
+      ['A2', '€ GIFT VOUCHER'],
+      ['A3', '‘SMART’ QUOTES – DASH'],
+      ['A4', 'PLAIN NAME'],
+      ['A5', 'LAST LINE ŽŸ'],
+      ['A6', 'CRÈME BRÛLÉE €'],
+    ]);
   });
 
   it("completes a 0-byte file as a day with no rows when the source declares emptyFile: 'no-rows'", async () => {
