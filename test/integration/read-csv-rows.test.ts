@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
@@ -137,6 +138,7 @@ describe('readCsvRows refuses a file that is not what its source says', () => {
 
   it('refuses a record over maxRecordBytes with its line and field once it passes the limit: a 50 MB line', async () => {
     const { file, error, names } = await readWith(`id,name,qty\n1,a,2\n2,${'y'.repeat(50 * 1024 * 1024)},3\n3,c,4\n`);
+    rmSync(path.dirname(file), { recursive: true });
     expect(names).toEqual(['a']);
     expect(error).toBe(`${file}:3: name: a record longer than 1048576 bytes, the source's maxRecordBytes (got "2,${'y'.repeat(78)}"… (1048579 characters))`);
     const small = await readWith('id,name,qty\n1,abcdefghijk,2\n', { maxRecordBytes: 10 });
