@@ -10,7 +10,7 @@ import { openMigratedDatabase } from '../helpers/test-db.ts';
 import { createTestOrdersTables, runTestOrders } from '../helpers/test-orders-pipeline.ts';
 
 // orders-duplicate-keys.csv: A twice identically, B twice with different amounts (last: 2.50).
-const CSV = ['ref,amount', 'A,1.00', 'B,2.00', 'C,3.00', 'A,1.00', 'D,4.00', 'B,2.50', 'E,5.00'].join('\n');
+const CSV = `${['ref,amount', 'A,1.00', 'B,2.00', 'C,3.00', 'A,1.00', 'D,4.00', 'B,2.50', 'E,5.00'].join('\n')}\n`;
 
 describeEachDialect('duplicate keys within one run follow the pipeline rule, for any batch size', (dialect) => {
   let testDb: TestDatabase;

@@ -7,7 +7,7 @@ import { createTestOrdersTables, runTestOrders, TEST_ORDERS_TABLES } from '../he
 
 /** A CSV of orders `O<from>` … `O<from + n - 1>`. */
 const ordersFile = (name: string, n: number, from: number): string =>
-  `${writeTempSource(name, ['ref,amount', ...Array.from({ length: n }, (_, i) => `O${from + i},${(from + i) % 100}.50`)].join('\n'))}/${name}`;
+  `${writeTempSource(name, `${['ref,amount', ...Array.from({ length: n }, (_, i) => `O${from + i},${(from + i) % 100}.50`)].join('\n')}\n`)}/${name}`;
 
 // The post stage reads the target rows it sends by key right after the upsert commits: a large
 // upsert leaves statistics that count its rows (PostgreSQL; MySQL/MariaDB and SQL Server keep
