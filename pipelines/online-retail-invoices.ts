@@ -14,9 +14,9 @@ const instants = new Map<string, string | null>();
  * A London wall time `YYYY-MM-DD HH:MM:SS` as a UTC instant, by luxon; `null` for a wall time
  * that does not exist: a date such as 2011-02-30, an hour such as 25 or 24, or a time in the
  * spring DST gap (which luxon would move an hour on; of an autumn time that occurs twice, luxon
- * takes the second, in GMT). Each
- * distinct value is parsed once: a day's lines share a few hundred times. `fromSQL` reads this
- * shape about twice as fast as `fromFormat` with the same results.
+ * takes the second, in GMT). Each distinct value is parsed once: a day's lines share a few
+ * hundred times. `fromSQL` reads this shape about twice as fast as `fromFormat` with the same
+ * results.
  */
 function instantOf(localTime: string): string | null {
   let instant = instants.get(localTime);
