@@ -4,8 +4,12 @@ import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { csvLine } from '../dialect/csv-line.ts';
-import { listQuarantine } from './quarantine-queries.ts';
-import { isCutQuarantineText, QUARANTINE_TEXT_MAX_CHARS } from './quarantine-text.ts';
+import { listQuarantine } from '../quarantine/quarantine-queries.ts';
+import { isCutQuarantineText, QUARANTINE_TEXT_MAX_CHARS } from '../quarantine/quarantine-text.ts';
+import { dateRunKey, type RunKey } from '../runs/run-key.ts';
+import type { RunContext } from './run-context.ts';
+import { runPipeline } from './run-pipeline.ts';
+import type { RunResult } from './run-result.ts';
 
 /**
  * Re-stages a run key's quarantined rows after a fix (a corrected pipeline, or corrected raw
