@@ -3,8 +3,20 @@
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 
+// The embedded default's driver, better-sqlite3 13, needs Node 22 or newer (package.json `engines`
+// says the same); an older Node would die in it with a segfault. `npx idem` and `npm run idem` put
+// node_modules/.bin first on PATH, so they run the Node that package.json pins as a devDependency.
+const MIN_NODE_MAJOR = 22;
+if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
+  process.stderr.write(
+    `idem: this is Node ${process.versions.node}, and idem runs on Node ${MIN_NODE_MAJOR} or newer; ` +
+      "run it as `npx idem …` or `npm run idem -- …`, which use the project's own Node from node_modules/.bin\n",
+  );
+  process.exit(2);
+}
+
 // Node 22.1+ keeps V8's compiled code of every module between runs (in the OS temp dir, or
-// NODE_COMPILE_CACHE), which shortens start-up. Node 20 has no such API: then this does nothing.
+// NODE_COMPILE_CACHE), which shortens start-up.
 // https://nodejs.org/api/module.html#moduleenablecompilecachecachedir
 if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
 

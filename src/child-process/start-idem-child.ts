@@ -26,17 +26,19 @@ export interface IdemChild {
 export interface IdemChildOptions {
   /** Working directory; default this process's. */
   readonly cwd?: string;
+  /** The Node binary. @defaultValue the one running this process (`process.execPath`) */
+  readonly node?: string;
 }
 
 /**
- * Starts `idem …args` as a real child process (`process.execPath` + idem's `bin/idem.js`), the way
+ * Starts `idem …args` as a real child process (this Node + idem's `bin/idem.js`), the way
  * a scheduler runs it, so a SIGKILL is a real crash: nothing in this process is touched by it.
  * stdout is a pipe, so the child logs JSON lines and draws no progress bars.
  * @param env the child's whole environment (nothing is inherited implicitly); an undefined value leaves that variable unset.
  */
 export function startIdemChild(args: readonly string[], env: Readonly<Record<string, string | undefined>>, options: IdemChildOptions = {}): IdemChild {
   const started = performance.now();
-  const child = spawn(process.execPath, [idemBinPath(), ...args], { env, ...(options.cwd ? { cwd: options.cwd } : {}), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.node ?? process.execPath, [idemBinPath(), ...args], { env, ...(options.cwd ? { cwd: options.cwd } : {}), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

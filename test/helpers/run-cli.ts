@@ -15,14 +15,17 @@ function cliEnv(env: Record<string, string | undefined>): Record<string, string 
   return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env };
 }
 
-/** Starts `node bin/idem.js …args` in the project directory as a real child process (the built CLI in dist/). */
-export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}): CliProcess {
-  return startIdemChild(args, cliEnv(env), { cwd: PROJECT_DIR });
+/**
+ * Starts  in the project directory as a real child process (the built CLI in dist/).
+ * @param node the Node binary. @defaultValue the one running the suite ()
+ */
+export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}, node = process.execPath): CliProcess {
+  return startIdemChild(args, cliEnv(env), { cwd: PROJECT_DIR, node });
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  return startCli(args, env).done;
+export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}, node = process.execPath): Promise<CliResult> {
+  return startCli(args, env, node).done;
 }
 
 /** The first `stage: 'summary'` log line of a run. */

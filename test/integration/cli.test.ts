@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -89,6 +90,41 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/online-retail-invoices\s+Europe\/London\s+sandbox-accounting \(idempotency-key\)/);
     expect(result.stdout).toMatch(/online-retail-products\s+Europe\/London\s+-\s+/);
+  });
+});
+
+/**
+ * The machine's own `node` when it is older than idem supports, found on PATH outside
+ * node_modules/.bin (where `npm test` puts the project's Node first): Node 20 on a machine of
+ * this kind.
+ */
+function olderNodeOnPath(): { node: string; version: string } | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const node = path.join(dir, 'node');
+    if (dir.split(path.sep).includes('node_modules') || !existsSync(node)) continue;
+    const version = execFileSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+    if (Number(version.split('.')[0]) < 22) return { node, version };
+  }
+  return undefined;
+}
+
+const older = olderNodeOnPath();
+describe.skipIf(!older)(`idem CLI on a Node older than 22${older ? ` (${older.node})` : ' (skipped: no older node on PATH)'}`, () => {
+  it('refuses it with exit 2 and one sentence naming the version found, the versions supported and npx idem, before the SQLite driver loads', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'idem-old-node-'));
+    try {
+      const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { DATABASE_URL: `sqlite:${dir}/idem.sqlite3` }, older!.node);
+      expect([result.code, result.signal, result.stdout, result.stderr]).toEqual([
+        2,
+        null,
+        '',
+        `idem: this is Node ${older!.version}, and idem runs on Node 22 or newer; ` +
+          "run it as `npx idem …` or `npm run idem -- …`, which use the project's own Node from node_modules/.bin\n",
+      ]);
+      expect(existsSync(path.join(dir, 'idem.sqlite3'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
