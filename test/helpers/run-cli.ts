@@ -16,8 +16,8 @@ function cliEnv(env: Record<string, string | undefined>): Record<string, string 
 }
 
 /**
- * Starts  in the project directory as a real child process (the built CLI in dist/).
- * @param node the Node binary. @defaultValue the one running the suite ()
+ * Starts `node bin/idem.js …args` in the project directory as a real child process (the built CLI in dist/).
+ * @param node the Node binary. @defaultValue the one running the suite (`process.execPath`)
  */
 export function startCli(args: readonly string[], env: Record<string, string | undefined> = {}, node = process.execPath): CliProcess {
   return startIdemChild(args, cliEnv(env), { cwd: PROJECT_DIR, node });
