@@ -14,6 +14,8 @@ const sandboxFault = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('reset'), ...scope }),
   z.strictObject({ kind: z.literal('reset-after-commit'), ...scope }),
   z.strictObject({ kind: z.literal('hang-after-commit'), ...scope, ms: ms.optional() }),
+  z.strictObject({ kind: z.literal('status-after-commit'), ...scope, status: z.int().min(100).max(599), body: z.unknown().optional() }),
+  z.strictObject({ kind: z.literal('late-commit'), ...scope, ms }),
 ]) satisfies z.ZodType<SandboxFault>;
 
 /**

@@ -65,7 +65,7 @@ export class SandboxApiRoutes {
     const fault = faults.take('POST /invoices', request.reference);
     // Planned before the latency, so the key is reserved (in flight) while the request "executes".
     const plan = this.#planPost(request, key, fault);
-    await pauses.pause(behaviour.latencyMs);
+    await pauses.pause(behaviour.latencyMs + injection.delayMs(fault));
     if (plan.kind === 'reset') return request.resetConnection();
     let answer: SandboxAnswer;
     if (plan.kind === 'create') {
@@ -74,7 +74,8 @@ export class SandboxApiRoutes {
     } else {
       answer = plan.answer;
     }
-    if (await injection.after(fault, request)) sendAnswer(res, answer);
+    const sent = await injection.after(fault, request, answer);
+    if (sent) sendAnswer(res, sent);
   }
 
   #planPost(request: SandboxRequest, key: string | null, fault: SandboxFault | undefined): PostPlan {
@@ -91,15 +92,15 @@ export class SandboxApiRoutes {
   async #getProducts(request: SandboxRequest, res: ServerResponse): Promise<void> {
     const { state, behaviour, faults, injection, pauses } = this.#parts;
     const fault = faults.take('GET /products', undefined);
-    await pauses.pause(behaviour.latencyMs);
-    // A GET commits nothing: "after commit" is just a reset or a hang here.
+    await pauses.pause(behaviour.latencyMs + injection.delayMs(fault));
+    // A GET commits nothing: "after commit" is just a reset, a hang or a status here.
     const instead = injection.before(fault);
     if (instead === 'reset') return request.resetConnection();
     if (instead) return sendAnswer(res, instead);
-    if (!(await injection.after(fault, request))) return;
     const host = request.header('host');
     const page = pageSandboxProducts(state.products(), request.url, host === null ? undefined : `http://${host}`);
-    sendAnswer(res, jsonAnswer(page.status, page.body, page.headers));
+    const sent = await injection.after(fault, request, jsonAnswer(page.status, page.body, page.headers));
+    if (sent) sendAnswer(res, sent);
   }
 
   /** `GET /invoices?reference=R`, `GET /invoices/:id`, `DELETE /invoices/:id`; 404 for anything else. */

@@ -4,10 +4,11 @@ import type { SandboxPauses } from './sandbox-pauses.ts';
 import type { SandboxRequest } from './sandbox-request.ts';
 
 /**
- * What a scripted {@link SandboxFault} does to the request that took it, in two steps around the
+ * What a scripted {@link SandboxFault} does to the request that took it, in steps around the
  * request's work (a POST's commit): `before` it, a `status` fault answers and a `reset` fault drops
- * the connection, so nothing is done; `after` it, `reset-after-commit` drops the connection and
- * `hang-after-commit` withholds the answer.
+ * the connection, so nothing is done; `delayMs` is the extra wait of a `late-commit` before the
+ * work; `after` it, `reset-after-commit` drops the connection, `hang-after-commit` withholds the
+ * answer and `status-after-commit` answers its status instead of the work's.
  */
 export class SandboxFaultInjection {
   readonly #pauses: SandboxPauses;
@@ -25,18 +26,25 @@ export class SandboxFaultInjection {
     return fault?.kind === 'reset' ? 'reset' : undefined;
   }
 
+  /** How long the fault delays the work beyond the latency, in ms: a `late-commit`'s `ms`, else 0. */
+  delayMs(fault: SandboxFault | undefined): number {
+    return fault?.kind === 'late-commit' ? fault.ms : 0;
+  }
+
   /**
    * Applies the fault once the work is done (a hang with `ms` waits that long).
-   * @returns false when the request must get no answer: its connection was reset, or it hangs until `close()`.
+   * @returns the answer to send (`answer`, or a `status-after-commit`'s status instead), or
+   *   undefined when the request must get no answer: its connection was reset, or it hangs until `close()`.
    */
-  async after(fault: SandboxFault | undefined, request: SandboxRequest): Promise<boolean> {
+  async after(fault: SandboxFault | undefined, request: SandboxRequest, answer: SandboxAnswer): Promise<SandboxAnswer | undefined> {
     if (fault?.kind === 'reset-after-commit') {
       request.resetConnection();
-      return false;
+      return undefined;
     }
-    if (fault?.kind !== 'hang-after-commit') return true;
-    if (fault.ms === undefined) return false;
+    if (fault?.kind === 'status-after-commit') return jsonAnswer(fault.status, fault.body ?? errorBody(fault.status));
+    if (fault?.kind !== 'hang-after-commit') return answer;
+    if (fault.ms === undefined) return undefined;
     await this.#pauses.pause(fault.ms);
-    return true;
+    return answer;
   }
 }

@@ -17,7 +17,7 @@ export interface SandboxFaultScope {
 /**
  * A scripted failure, consumed in queue order by the next matching request (`POST /invoices`
  * unless `route` says `GET /products`, where nothing is committed, so the `-after-commit` kinds
- * act like `reset` and a plain hang):
+ * act like `reset`, a plain hang or a plain status, and `late-commit` like a slow answer):
  * - `status`: answer `status` (e.g. 503, 429, 400) and create nothing. `retryAfterSeconds` sets
  *   `Retry-After` (seconds); `body` replaces the default `{ error: "<status text>" }` JSON body.
  * - `reset`: reset the TCP connection without answering; nothing is created.
@@ -25,12 +25,18 @@ export interface SandboxFaultScope {
  *   then reset the connection instead of answering.
  * - `hang-after-commit`: process the request, then never answer, or answer only after `ms`
  *   milliseconds, so the client's timeout fires first. `close()` still ends the request.
+ * - `status-after-commit`: process the request, then answer `status` instead of its result: a
+ *   gateway whose upstream applied the request but that answers 502 or 504.
+ * - `late-commit`: wait `ms` milliseconds without answering, then process the request and answer:
+ *   a destination that applies a request after the client gave up on it (its timeout fired first).
  */
 export type SandboxFault =
   | (SandboxFaultScope & { kind: 'status'; status: number; retryAfterSeconds?: number; body?: unknown })
   | (SandboxFaultScope & { kind: 'reset' })
   | (SandboxFaultScope & { kind: 'reset-after-commit' })
-  | (SandboxFaultScope & { kind: 'hang-after-commit'; ms?: number });
+  | (SandboxFaultScope & { kind: 'hang-after-commit'; ms?: number })
+  | (SandboxFaultScope & { kind: 'status-after-commit'; status: number; body?: unknown })
+  | (SandboxFaultScope & { kind: 'late-commit'; ms: number });
 
 /** Behaviour switches of a running sandbox; each omitted field keeps its current value. */
 export interface SandboxSettings {

@@ -232,6 +232,27 @@ describe('sandbox accounting API', () => {
     expect(reply.body.id).toBe('inv_000001');
   });
 
+  it('answers a gateway status after committing the record; a keyed retry replays the record', async () => {
+    api.addFaults([{ kind: 'status-after-commit', status: 504 }]);
+
+    const gateway = await postInvoice(invoice('R-1'), { key: 'key-1' });
+    expect(gateway.status).toBe(504);
+    expect(gateway.body).toEqual({ error: 'gateway_timeout' });
+    expect(api.state.records()).toMatchObject([{ id: 'inv_000001', reference: 'R-1' }]);
+    const retry = await postInvoice(invoice('R-1'), { key: 'key-1' });
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body.id).toBe('inv_000001');
+    expect(api.state.countByReference('R-1')).toBe(1);
+  });
+
+  it('commits a late-commit request only after its wait, when the client has given up', async () => {
+    api.addFaults([{ kind: 'late-commit', ms: 1500 }]);
+
+    await expect(postInvoice(invoice('R-1'), { headersTimeout: 100 })).rejects.toMatchObject({ code: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(api.state.countByReference('R-1')).toBe(0);
+    await expect.poll(() => api.state.countByReference('R-1')).toBe(1);
+  });
+
   it('applies the fixed latency to every API request', async () => {
     api.configure({ latencyMs: 120 });
     for (const send of [() => postInvoice(invoice('R-1')), () => call('GET', '/invoices?reference=R-1')]) {
@@ -299,7 +320,7 @@ describe('sandbox accounting API', () => {
         { field: 'latencyMs', message: 'Too small: expected number to be >=0' },
         { field: 'faults[0].status', message: 'Invalid input: expected number, received undefined' },
         { field: 'faults[1].route', message: 'Invalid option: expected one of "POST /invoices"|"GET /products"' },
-        { field: 'faults[2].kind', message: "Invalid discriminator value. Expected 'status' | 'reset' | 'reset-after-commit' | 'hang-after-commit'" },
+        { field: 'faults[2].kind', message: "Invalid discriminator value. Expected 'status' | 'reset' | 'reset-after-commit' | 'hang-after-commit' | 'status-after-commit' | 'late-commit'" },
         { field: 'latencyMS', message: 'is not a known field' },
       ],
     });
