@@ -4,6 +4,12 @@ import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
 import type { SkipLockedSyntax } from './skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
 
+/** A piece of SQL and its bindings (`?` placeholders, in order). */
+export interface SqlFragment {
+  readonly sql: string;
+  readonly bindings: readonly Knex.Value[];
+}
+
 /** The dialects idem speaks. Only adapters and logs look at this name. */
 export type DialectName = 'postgres' | 'sqlite' | 'mysql' | 'mssql';
 
@@ -109,6 +115,13 @@ export interface DialectAdapter {
    * `[rows, fields]`, better-sqlite3 and tedious the rows themselves.
    */
   rawRows(result: unknown): Record<string, unknown>[];
+  /**
+   * SQL for the database's own current instant plus `offsetMs` (negative: before now), of the
+   * type an `instant` column holds, to write into one or compare with it. Post ledger claims are
+   * stamped and compared with it: every process then reads one clock, the database's, and hosts
+   * whose clocks disagree still agree on when a claim lapses. Evaluated when the statement runs.
+   */
+  instantFromNowSql(offsetMs: number): SqlFragment;
   /**
    * Whether an error is a lock conflict the database resolved by failing one statement or
    * transaction (a deadlock victim, a lock wait timeout, a busy database): running the same work

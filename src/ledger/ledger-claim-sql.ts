@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
+import type { DialectAdapter, SqlFragment } from '../dialect/dialect-adapter.ts';
 import { LEDGER_TABLE as LEDGER } from './ledger-item.ts';
 
 /**
  * One claim of post ledger rows: up to `limit` rows of one run at one destination that are
- * `pending` and not under a live claim, taken in id order and stamped with the worker's name
- * and an expiry. Instants are driver values (the adapter's `toDriverValue` of an instant).
+ * `pending` and not under a claim (a live one, or one that lapsed less than `graceMs` ago), taken
+ * in id order and stamped with the worker's name, a fresh token and an expiry. Instants are the
+ * database's (see `DialectAdapter.instantFromNowSql`).
  */
 export interface LedgerClaimRequest {
   readonly jobName: string;
@@ -13,6 +14,8 @@ export interface LedgerClaimRequest {
   readonly destination: string;
   /** The claiming process, e.g. `worker 6f1c…, pid 42 on etl-7`; written to `claimed_by`. */
   readonly worker: string;
+  /** The new claim's token, written to `claim_token`: what the claimant's outcome writes must match. */
+  readonly token: string;
   /**
    * Only rows with a greater id (0: from the start). A process claiming batch after batch passes
    * the last id it claimed, so each claim reads only its batch in the index, not every row before
@@ -21,37 +24,50 @@ export interface LedgerClaimRequest {
   readonly afterId: number;
   /** The most rows to claim (≥ 1). */
   readonly limit: number;
-  /** Now, as a driver value: a claim whose `claim_expires_at` is before it has lapsed. */
-  readonly now: Knex.Value;
-  /** The new claim's expiry, as a driver value. */
-  readonly expires: Knex.Value;
-}
-
-/**
- * The claimable rows, in standard SQL for every dialect: `pending`, and unclaimed or under a
- * lapsed claim, after an id. Bindings: job_name, run_key, destination, now, after id. (A `sending` row is never
- * claimable: under mark-before-send its request may have reached the destination.)
- */
-export const CLAIMABLE_LEDGER_ROWS_SQL =
-  "job_name = ? and run_key = ? and destination = ? and status = 'pending' and (claim_expires_at is null or claim_expires_at < ?) and id > ?";
-
-/** The bindings of {@link CLAIMABLE_LEDGER_ROWS_SQL}, in order. */
-export function claimableBindings(request: LedgerClaimRequest): Knex.Value[] {
-  return [request.jobName, request.runKey, request.destination, request.now, request.afterId];
+  /** How long the new claim lasts, in ms from the database's now. */
+  readonly ttlMs: number;
+  /**
+   * How long after another claim lapsed its rows may be claimed, in ms: the destination's takeover
+   * grace (see `ResolvedDestination.takeoverGraceMs`).
+   */
+  readonly graceMs: number;
 }
 
 /** The dialect's capabilities a claim is built from. */
-export type LedgerClaimDialect = Pick<DialectAdapter, 'skipLocked' | 'supportsReturning' | 'supportsOutput'>;
+export type LedgerClaimDialect = Pick<DialectAdapter, 'skipLocked' | 'supportsReturning' | 'supportsOutput' | 'instantFromNowSql'>;
+
+/**
+ * The claimable rows of a claim, in standard SQL for every dialect but the database's clock:
+ * `pending`, unclaimed or under a claim that lapsed at least `graceMs` ago, after an id. (A
+ * `sending` row is never claimable: under mark-before-send its request may have reached the
+ * destination.)
+ */
+export function claimableLedgerRows(dialect: Pick<DialectAdapter, 'instantFromNowSql'>, request: LedgerClaimRequest): SqlFragment {
+  const lapsed = dialect.instantFromNowSql(-request.graceMs);
+  return {
+    sql: `job_name = ? and run_key = ? and destination = ? and status = 'pending' and (claim_expires_at is null or claim_expires_at < ${lapsed.sql}) and id > ?`,
+    bindings: [request.jobName, request.runKey, request.destination, ...lapsed.bindings, request.afterId],
+  };
+}
 
 /**
  * A claim's statement. `claims: true`: it stamps the rows and returns them. `claims: false` (a
  * dialect with neither RETURNING nor OUTPUT): it is a locking read of the claimable rows, whose
- * ids the caller then stamps in the same transaction.
+ * ids the caller then stamps in the same transaction (see {@link ledgerClaimStamp}).
  */
 export interface LedgerClaimStatement {
   readonly sql: string;
   readonly bindings: readonly Knex.Value[];
   readonly claims: boolean;
+}
+
+/** The columns a claim stamps, as `set` assignments (`claimed_by`, `claim_token`, `claim_expires_at`) with their bindings. */
+export function ledgerClaimStamp(dialect: Pick<DialectAdapter, 'instantFromNowSql'>, request: LedgerClaimRequest, quote: (column: string) => string = (c) => c): SqlFragment {
+  const expires = dialect.instantFromNowSql(request.ttlMs);
+  return {
+    sql: `${quote('claimed_by')} = ?, ${quote('claim_token')} = ?, ${quote('claim_expires_at')} = ${expires.sql}`,
+    bindings: [request.worker, request.token, ...expires.bindings],
+  };
 }
 
 /**
@@ -69,30 +85,27 @@ export interface LedgerClaimStatement {
  */
 export function ledgerClaimStatement(dialect: LedgerClaimDialect, request: LedgerClaimRequest): LedgerClaimStatement {
   const { tableHint, suffix } = dialect.skipLocked;
-  const claimable = claimableBindings(request);
+  const claimable = claimableLedgerRows(dialect, request);
   if (dialect.supportsReturning) {
+    const stamp = ledgerClaimStamp(dialect, request);
     return {
-      sql:
-        `update ${LEDGER} set claimed_by = ?, claim_expires_at = ? ` +
-        `where id in (select id from ${LEDGER}${tableHint} where ${CLAIMABLE_LEDGER_ROWS_SQL} order by id limit ?${suffix}) ` +
-        'returning *',
-      bindings: [request.worker, request.expires, ...claimable, request.limit],
+      sql: `update ${LEDGER} set ${stamp.sql} where id in (select id from ${LEDGER}${tableHint} where ${claimable.sql} order by id limit ?${suffix}) returning *`,
+      bindings: [...stamp.bindings, ...claimable.bindings, request.limit],
       claims: true,
     };
   }
   if (dialect.supportsOutput) {
     // T-SQL only, so written with its bracket quoting.
+    const stamp = ledgerClaimStamp(dialect, request, (column) => `[${column}]`);
     return {
-      sql:
-        `with claimable as (select top (?) * from [${LEDGER}]${tableHint} where ${CLAIMABLE_LEDGER_ROWS_SQL} order by [id]${suffix}) ` +
-        'update claimable set [claimed_by] = ?, [claim_expires_at] = ? output inserted.*;',
-      bindings: [request.limit, ...claimable, request.worker, request.expires],
+      sql: `with claimable as (select top (?) * from [${LEDGER}]${tableHint} where ${claimable.sql} order by [id]${suffix}) update claimable set ${stamp.sql} output inserted.*;`,
+      bindings: [request.limit, ...claimable.bindings, ...stamp.bindings],
       claims: true,
     };
   }
   return {
-    sql: `select * from ${LEDGER}${tableHint} where ${CLAIMABLE_LEDGER_ROWS_SQL} order by id limit ?${suffix}`,
-    bindings: [...claimable, request.limit],
+    sql: `select * from ${LEDGER}${tableHint} where ${claimable.sql} order by id limit ?${suffix}`,
+    bindings: [...claimable.bindings, request.limit],
     claims: false,
   };
 }

@@ -75,10 +75,10 @@ export class LedgerOutcomeWriter {
     this.#buffer = [];
     const write = this.#writing.then(async () => {
       if (batch.length === 0) return;
-      const claimed = batch.filter(([, change]) => change.claimedBy !== undefined);
-      const unclaimed = batch.filter(([, change]) => change.claimedBy === undefined);
-      for (const claimedBy of new Set(claimed.map(([, change]) => change.claimedBy!))) {
-        await updateLedgerItems(this.#q, claimed.filter(([, change]) => change.claimedBy === claimedBy), claimedBy);
+      const claimed = batch.filter(([, change]) => change.claimToken !== undefined);
+      const unclaimed = batch.filter(([, change]) => change.claimToken === undefined);
+      for (const claimToken of new Set(claimed.map(([, change]) => change.claimToken!))) {
+        await updateLedgerItems(this.#q, claimed.filter(([, change]) => change.claimToken === claimToken), claimToken);
       }
       if (unclaimed.length > 0) {
         await retryLockConflict(this.#q.adapter, () =>

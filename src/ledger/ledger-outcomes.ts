@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../db/queryable.ts';
 import { idempotencyKey } from './idempotency-key.ts';
 import { LEDGER_TABLE as LEDGER, type LedgerItem, type LedgerStatus } from './ledger-item.ts';
-import { ledgerInstant, ledgerWrite } from './ledger-write.ts';
+import { databaseInstant, ledgerInstant, ledgerWrite } from './ledger-write.ts';
 
 /** One item's state change, as {@link updateLedgerItem} takes it. */
 export interface LedgerChange {
@@ -14,25 +14,34 @@ export interface LedgerChange {
   readonly remoteReference?: string | null;
   readonly lastHttpStatus?: number | null;
   readonly lastError?: string | null;
-  /** Write only while this process is still the item's last claimant. */
-  readonly claimedBy?: string;
+  /**
+   * Write only while the item still carries this claim token (`claim_token`): a process whose
+   * claim was taken over writes nothing (its token is fenced off).
+   */
+  readonly claimToken?: string;
+  /**
+   * The item's last request may still be applied by the destination (its outcome is unknown, and
+   * its strategy looks the record up before it sends again): the claim lapses now instead of being
+   * released, so the item is claimable again only after its destination's takeover grace
+   * (see `ResolvedDestination.takeoverGraceMs`), when that request can no longer land.
+   */
+  readonly requestMayLand?: boolean;
 }
 
 /**
- * Records a state change of one item and releases its claim. With `claimedBy`, only while that
- * process is still the item's last claimant (a worker whose claim lapsed and was taken over
- * writes nothing).
+ * Records a state change of one item and ends its claim (see `LedgerChange.requestMayLand`).
+ * With `claimToken`, only while the item still carries that token.
  * @returns the number of rows changed (0 or 1).
  */
 export async function updateLedgerItem(q: Queryable, id: number, change: LedgerChange): Promise<number> {
   const now = ledgerInstant(q, change.nowIso);
   return ledgerWrite(q, () =>
     q.knex(LEDGER)
-      .where({ id, ...(change.claimedBy === undefined ? {} : { claimed_by: change.claimedBy }) })
+      .where({ id, ...(change.claimToken === undefined ? {} : { claim_token: change.claimToken }) })
       .update({
         status: change.status,
         updated_at: now,
-        claim_expires_at: null,
+        claim_expires_at: change.requestMayLand ? databaseInstant(q) : null,
         ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
         ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
         ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
@@ -58,20 +67,25 @@ export const MAX_BATCH_CHANGES = 100;
 
 /**
  * Records the state changes of many items in ONE statement (a `CASE id WHEN … THEN …` per
- * column, standard SQL on every dialect), releasing their claims, only where `claimedBy` is still
- * the last claimant. One round trip per batch instead of one per item: on a loaded machine each
+ * column, standard SQL on every dialect), ending their claims (see `LedgerChange.requestMayLand`),
+ * only where the items still carry the claim token `claimToken`. One round trip per batch instead of one per item: on a loaded machine each
  * round trip costs more than the statement. `updated_at` (and `posted_at` of posted items) is
  * the batch's latest `nowIso`. At most {@link MAX_BATCH_CHANGES} changes (SQL Server takes at
  * most 2100 parameters a statement).
  * @returns the number of rows changed.
  * @throws Error for more than {@link MAX_BATCH_CHANGES} changes.
  */
-export async function updateLedgerItems(q: Queryable, changes: readonly (readonly [number, LedgerChange])[], claimedBy: string): Promise<number> {
+export async function updateLedgerItems(q: Queryable, changes: readonly (readonly [number, LedgerChange])[], claimToken: string): Promise<number> {
   if (changes.length === 0) return 0;
   if (changes.length > MAX_BATCH_CHANGES) throw new Error(`updateLedgerItems: ${changes.length} changes, at most ${MAX_BATCH_CHANGES}`);
   const nowIso = changes.reduce((latest, [, c]) => (c.nowIso > latest ? c.nowIso : latest), changes[0]![1].nowIso);
   const now = ledgerInstant(q, nowIso);
   const set: Record<string, unknown> = { updated_at: now, claim_expires_at: null };
+  const mayLand = changes.filter(([, c]) => c.requestMayLand).map(([id]) => id);
+  if (mayLand.length > 0) {
+    const lapsed = q.adapter.instantFromNowSql(0);
+    set.claim_expires_at = q.knex.raw(`case when id in (${mayLand.map(() => '?').join(', ')}) then ${lapsed.sql} else null end`, [...mayLand, ...lapsed.bindings]);
+  }
   for (const [field, columnName] of CHANGE_COLUMNS) {
     const given = changes.filter(([, c]) => c[field] !== undefined);
     if (given.length === 0) continue;
@@ -90,7 +104,7 @@ export async function updateLedgerItems(q: Queryable, changes: readonly (readonl
   return ledgerWrite(q, () =>
     q.knex(LEDGER)
       .whereIn('id', changes.map(([id]) => id))
-      .where({ claimed_by: claimedBy })
+      .where({ claim_token: claimToken })
       .update(set),
   );
 }

@@ -18,9 +18,24 @@ export async function countLedgerItems(q: Queryable, args: { jobName: string; ru
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
-/** A run's `posted` items at one destination, in id order: what `--force-reconcile` checks. */
+/**
+ * A run's `posted` items at one destination that are still the newest posted version of their
+ * record there, in id order: what `--force-reconcile` checks. An older version a later post
+ * replaced is history: the destination is not expected to hold it as its current record.
+ */
 export async function selectPostedItems(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Promise<LedgerItem[]> {
-  const rows = (await q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey, destination: args.destination, status: 'posted' }).orderBy('id')) as LedgerRow[];
+  const rows = (await q.knex(`${LEDGER} as l`)
+    .where({ 'l.job_name': args.jobName, 'l.run_key': args.runKey, 'l.destination': args.destination, 'l.status': 'posted' })
+    .whereNotExists((newer: Knex.QueryBuilder) =>
+      newer
+        .select(q.knex.raw('1'))
+        .from(`${LEDGER} as n`)
+        .whereRaw('n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference')
+        .where('n.status', 'posted')
+        .whereRaw('n.id > l.id'),
+    )
+    .select('l.*')
+    .orderBy('l.id')) as LedgerRow[];
   return rows.map(toLedgerItem);
 }
 

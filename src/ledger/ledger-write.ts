@@ -18,3 +18,12 @@ export function ledgerWrite<T>(q: Queryable, write: () => Promise<T>): Promise<T
 export function ledgerInstant(q: Queryable, iso: string): Knex.Value {
   return q.adapter.toDriverValue(INSTANT, iso) as Knex.Value;
 }
+
+/**
+ * The database's current instant plus `offsetMs` (see `DialectAdapter.instantFromNowSql`), for
+ * the ledger's claim expiries: stamped and compared by one clock, whichever host writes them. @internal
+ */
+export function databaseInstant(q: Queryable, offsetMs = 0): Knex.Raw {
+  const { sql, bindings } = q.adapter.instantFromNowSql(offsetMs);
+  return q.knex.raw(sql, [...bindings]);
+}

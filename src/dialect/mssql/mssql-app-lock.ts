@@ -130,6 +130,11 @@ export async function tryAcquireMssqlAppLock(
   let released = false;
   const lock: AppLock = {
     name: request.name,
+    expiresUnlessRenewed: false,
+    async assertValid() {
+      if (released) throw new LockLostError(request.name, 'the lock was released');
+      if (session.failure) throw new LockLostError(request.name, `lock connection failed: ${session.failure.message}`, session.failure);
+    },
     async assertHeld() {
       if (released) throw new LockLostError(request.name, 'the lock was released');
       if (session.failure) throw new LockLostError(request.name, `lock connection failed: ${session.failure.message}`, session.failure);

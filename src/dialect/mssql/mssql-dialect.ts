@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
-import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -97,6 +97,11 @@ export class MssqlDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return mssqlUpsert(trx, plan);
+  }
+
+  /** `sysutcdatetime()` plus the offset: instants are `datetime2(3)` holding UTC. */
+  instantFromNowSql(offsetMs: number): SqlFragment {
+    return { sql: 'dateadd(millisecond, ?, sysutcdatetime())', bindings: [Math.round(offsetMs)] };
   }
 
   /** Error 1205, chosen as a deadlock victim (the request may be rerun), or 1222, lock request timeout: https://learn.microsoft.com/sql/relational-databases/errors-events/mssqlserver-1205-database-engine-error */

@@ -107,6 +107,10 @@ export async function tryAcquireMysqlAppLock(options: ConnectionOptions, request
   let released = false;
   const lock: AppLock = {
     name: request.name,
+    expiresUnlessRenewed: false,
+    async assertValid() {
+      if (lostBecause) throw new LockLostError(request.name, `lock connection failed: ${lostBecause.message}`, lostBecause);
+    },
     async assertHeld() {
       if (lostBecause) throw new LockLostError(request.name, `lock connection failed: ${lostBecause.message}`, lostBecause);
       try {

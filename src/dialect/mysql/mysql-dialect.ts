@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
-import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMysqlAppLock } from './mysql-app-lock.ts';
@@ -146,6 +146,11 @@ export class MysqlDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return mysqlUpsert(trx, plan);
+  }
+
+  /** `utc_timestamp(3)` plus the offset: instants are `datetime(3)` holding UTC. */
+  instantFromNowSql(offsetMs: number): SqlFragment {
+    return { sql: 'date_add(utc_timestamp(3), interval ? microsecond)', bindings: [Math.round(offsetMs) * 1000] };
   }
 
   /** ER_LOCK_DEADLOCK (1213) or ER_LOCK_WAIT_TIMEOUT (1205): https://mariadb.com/kb/en/mariadb-error-code-reference/ */

@@ -89,6 +89,11 @@ function heldLock(client: pg.PoolClient, request: AppLockRequest, lostBecause: (
   let released = false;
   return {
     name: request.name,
+    expiresUnlessRenewed: false,
+    async assertValid() {
+      const lost = lostBecause();
+      if (lost) throw new LockLostError(request.name, `lock connection failed: ${lost.message}`, lost);
+    },
     async assertHeld() {
       const lost = lostBecause();
       if (lost) throw new LockLostError(request.name, `lock connection failed: ${lost.message}`, lost);

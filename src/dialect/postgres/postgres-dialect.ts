@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type pg from 'pg';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
-import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
@@ -79,6 +79,11 @@ export class PostgresDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return postgresUpsert(trx, plan);
+  }
+
+  /** `clock_timestamp()` (the instant of the statement, not of its transaction) plus the offset. */
+  instantFromNowSql(offsetMs: number): SqlFragment {
+    return { sql: "(clock_timestamp() + ?::bigint * interval '1 millisecond')", bindings: [Math.round(offsetMs)] };
   }
 
   /** Deadlock (40P01) or serialization failure (40001): https://www.postgresql.org/docs/current/errcodes-appendix.html */

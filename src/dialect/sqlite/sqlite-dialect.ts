@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
-import type { DialectAdapter } from '../dialect-adapter.ts';
+import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -95,6 +95,11 @@ export class SqliteDialect implements DialectAdapter {
 
   upsert(trx: Knex.Transaction, plan: UpsertPlan): Promise<UpsertCounts> {
     return sqliteUpsert(trx, plan);
+  }
+
+  /** `strftime(…, 'now', '±N seconds')`: the canonical ISO text an `instant` column holds, with ms. */
+  instantFromNowSql(offsetMs: number): SqlFragment {
+    return { sql: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)", bindings: [`${Math.round(offsetMs) / 1000} seconds`] };
   }
 
   /** SQLITE_BUSY: another connection holds the write lock past the busy timeout: https://www.sqlite.org/rescode.html#busy */
