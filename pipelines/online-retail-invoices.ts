@@ -112,12 +112,19 @@ const accounting: DestinationDefinition = {
     },
   }),
   remoteReference: (body) => (body as { id: string }).id,
-  // The API answers `{ data: [...] }`: every record with that reference, each version its own.
+  // The API answers `{ data: [...] }`: every record with that reference, each version its own,
+  // oldest first. The newest is what the API holds for the invoice now, and only it counts: after
+  // a change A → B → A the first A is history, and A is sent again.
   lookup: {
     path: (row) => `/invoices?reference=${encodeURIComponent(row.sourceReference)}`,
-    find: (body, row) => (body as { data: { id: string; version?: string }[] }).data.find((r) => r.version === row.version)?.id,
+    find: (body, row) => {
+      const current = (body as { data: { id: string; version?: string }[] }).data.at(-1);
+      return current?.version === row.version ? current.id : undefined;
+    },
     exists: (body) => (body as { data: unknown[] }).data.length > 0,
   },
+  // The API documents its 429 (rate limit) and 503 answers as "nothing was processed".
+  notApplied: ({ status }) => status === 429 || status === 503,
   http: { concurrency: 16, headersTimeoutMs: 10_000, bodyTimeoutMs: 10_000 },
 };
 

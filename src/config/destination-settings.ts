@@ -6,8 +6,9 @@ import { HttpSettingsSchema } from '../http/http-settings.ts';
  * Deployment settings of one destination, from `IDEM_DESTINATIONS` (JSON object keyed by
  * destination name), for example
  * `{"sandbox-accounting":{"url":"https://api.example.com","headers":{"authorization":"Bearer …"}}}`.
- * `strategy` and `http` override the pipeline's choice (for a destination whose sandbox lacks a
- * feature, or for tests); `http` follows the same rules as the pipeline's ({@link HttpSettingsSchema}).
+ * `strategy`, `http` and `settleDelayMs` override the pipeline's choice (for a destination whose
+ * sandbox lacks a feature, or for tests); `http` follows the same rules as the pipeline's
+ * ({@link HttpSettingsSchema}).
  */
 export const DestinationSettingsSchema = z
   .object({
@@ -15,6 +16,7 @@ export const DestinationSettingsSchema = z
     strategy: z.enum(POST_STRATEGIES as readonly [PostStrategy, ...PostStrategy[]]).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     http: HttpSettingsSchema.optional(),
+    settleDelayMs: z.number().int().min(0).optional(),
   })
   .strict();
 

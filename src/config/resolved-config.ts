@@ -25,6 +25,14 @@ export interface ResolvedConfig {
    */
   readonly claimTtlMs: number;
   /**
+   * `IDEM_TAKEOVER_GRACE_MS`: under `check-before-create`, how much longer than its requests'
+   * timeouts and its destination's settle delay a process waits after another process's claim (or
+   * a dead run's lease) ended before it takes the items over, in ms: the longest pause of a sending
+   * process between proving its right to send and its request leaving that idem covers
+   * (docs/scaling.md, "A process's right to send"). @defaultValue 5000
+   */
+  readonly takeoverGraceMs: number;
+  /**
    * `IDEM_MSSQL_REQUEST_TIMEOUT_MS`: SQL Server only: how long a statement may wait for the
    * server's first answer before the driver (tedious) cancels it, in ms; 0 waits forever. Logged
    * at session start. @defaultValue 30000

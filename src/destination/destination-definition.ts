@@ -27,7 +27,13 @@ export interface DestinationRequest {
 export interface DestinationLookup {
   /** The GET path (appended to the destination's URL) that finds a row's remote records. */
   readonly path: (row: PostedRow) => string;
-  /** The remote reference of the record of this row's content version in the answer, or `undefined`. */
+  /**
+   * The remote reference of the record the destination holds now for this row's reference (its
+   * current record: the newest, where it keeps one per version) when that record is of this row's
+   * content version, else `undefined`. A record of this version that a later version replaced is
+   * history and does not count: after a change A → B → A the destination's current record is B,
+   * and A is sent again (docs/writing-a-pipeline.md, "The newest content wins").
+   */
   readonly find: (responseBody: unknown, row: PostedRow) => string | undefined;
   /**
    * Whether the answer holds a record of this row's reference in any content version. When
@@ -36,6 +42,13 @@ export interface DestinationLookup {
    * item is sent again. @defaultValue none: every record `find` does not find counts as `missing`
    */
   readonly exists?: (responseBody: unknown, row: PostedRow) => boolean;
+}
+
+/** An error answer of the destination (status ≥ 400), as `DestinationDefinition.notApplied` judges it. */
+export interface DestinationErrorAnswer {
+  readonly status: number;
+  /** The response body as text, its first 2048 characters. */
+  readonly body: string;
 }
 
 /**
@@ -69,4 +82,26 @@ export interface DestinationDefinition {
    * rows at least this long. @defaultValue 24 (Stripe's documented window)
    */
   readonly idempotencyWindowHours?: number;
+  /**
+   * Which transient error answers (408, 429, 5xx) prove that the destination did not apply the
+   * request. Under `mark-before-send` only a request proven not applied is sent again blind: one
+   * that never left (connection refused, a connect timeout, a DNS failure), or an answer this
+   * returns true for. Any other failure after the request left goes to `review`: a gateway's 502
+   * or 504 can come after its upstream applied the request. Return true only for what the API
+   * documents as "not processed", for example its rate limiter's 429. Under the other strategies a
+   * transient answer is retried either way (with the same key, or after a look-up), and this
+   * decides whether the look-up must first wait out `settleDelayMs`.
+   * @defaultValue none: no answer proves it (see `requestMayHaveApplied`)
+   */
+  readonly notApplied?: (answer: DestinationErrorAnswer) => boolean;
+  /**
+   * How long after a request failed without an answer proving it was not applied (a timeout, a
+   * reset connection, a 504 from a gateway) the destination may still apply it, in ms: a proxy's
+   * queue, a slow upstream. `check-before-create` waits this long before its look-up decides that
+   * the record is absent, and a process taking over another's items waits it on top of their
+   * requests' timeouts (see `ResolvedDestination.takeoverGraceMs`). A request applied later than
+   * this can be created twice under `check-before-create`. `IDEM_DESTINATIONS` may override it.
+   * @defaultValue 5000
+   */
+  readonly settleDelayMs?: number;
 }

@@ -52,6 +52,9 @@ export function definePipeline<Row>(
     check(PIPELINE_NAME.test(destination.name), `destinations[${i}].name`, 'must be kebab-case, at most 63 characters', destination.name);
     check(POST_STRATEGIES.includes(destination.strategy), `destinations[${i}].strategy`, `must be one of ${POST_STRATEGIES.join(', ')}`, destination.strategy);
     check(destination.strategy !== 'check-before-create' || destination.lookup !== undefined, `destinations[${i}].lookup`, 'is required by check-before-create', undefined);
+    const { settleDelayMs, notApplied } = destination;
+    check(settleDelayMs === undefined || (Number.isInteger(settleDelayMs) && settleDelayMs >= 0), `destinations[${i}].settleDelayMs`, 'must be an integer ≥ 0 (ms)', settleDelayMs);
+    check(notApplied === undefined || typeof notApplied === 'function', `destinations[${i}].notApplied`, 'must be a function', typeof notApplied);
     const httpProblem = httpSettingsProblem(destination.http ?? {});
     if (httpProblem !== undefined) throw new TypeError(`pipeline destinations[${i}].${httpProblem}`);
   }

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { claimLedgerItems } from '../ledger/ledger-claims.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { ClaimLease } from './claim-lease.ts';
+import type { HeldClaims } from './held-claims.ts';
 import type { PostWorker } from './post-worker.ts';
 import { readTargetRows, type TargetRow } from './read-posted-rows.ts';
 
@@ -13,10 +16,11 @@ export function claimBatchSize(concurrency: number): number {
   return Math.min(500, Math.max(16, concurrency * 8));
 }
 
-/** A claimed ledger item with the target row it posts (`undefined`: its version is superseded). */
+/** A claimed ledger item with the target row it posts (`undefined`: its version is superseded), and its claim. */
 export interface ClaimedItem {
   readonly item: LedgerItem;
   readonly row: TargetRow | undefined;
+  readonly lease: ClaimLease;
 }
 
 /** What a {@link BatchClaimer} claims, for whom, and how. */
@@ -28,9 +32,12 @@ export interface BatchClaimerOptions {
   readonly worker: PostWorker;
   /** The destination's concurrency: sizes the batches (see {@link claimBatchSize}) and when the next is claimed. */
   readonly concurrency: number;
-  /** How long a claim lives, in ms, unless renewed. */
+  /** How long a claim lives, in ms (by the database's clock), unless renewed. */
   readonly claimTtlMs: number;
-  readonly now: () => string;
+  /** The destination's takeover grace, in ms (see `ResolvedDestination.takeoverGraceMs`). */
+  readonly graceMs: number;
+  /** Where each new claim is registered for renewal. */
+  readonly held: HeldClaims;
   /** Runs before every claim, once the worker has proved it may post. */
   readonly beforeClaim?: () => Promise<void>;
 }
@@ -80,15 +87,21 @@ export class BatchClaimer {
   }
 
   async #claimBatch(): Promise<ClaimedItem[]> {
-    const { db, pipeline, scope, worker, now } = this.#options;
+    const { db, pipeline, scope, worker, claimTtlMs, graceMs } = this.#options;
     await worker.assertMayPost();
     await this.#options.beforeClaim?.();
-    const claim = (afterId: number): Promise<LedgerItem[]> =>
-      claimLedgerItems(db, { ...scope, worker: worker.name, limit: this.#limit, nowIso: now(), ttlMs: this.#options.claimTtlMs, afterId });
-    let items = await claim(this.#afterId);
-    if (items.length === 0 && this.#afterId > 0) items = await claim(0);
+    const claim = async (afterId: number): Promise<{ items: LedgerItem[]; lease: ClaimLease }> => {
+      const token = randomUUID();
+      const sentAt = performance.now();
+      const items = await claimLedgerItems(db, { ...scope, worker: worker.name, token, limit: this.#limit, ttlMs: claimTtlMs, graceMs, afterId });
+      return { items, lease: new ClaimLease(token, sentAt + claimTtlMs, items.length) };
+    };
+    let claimed = await claim(this.#afterId);
+    if (claimed.items.length === 0 && this.#afterId > 0) claimed = await claim(0);
+    const { items, lease } = claimed;
     this.#afterId = items.at(-1)?.id ?? this.#afterId;
+    if (items.length > 0) this.#options.held.add(lease);
     const rows = await readTargetRows(db, pipeline, items);
-    return items.map((item) => ({ item, row: rows.get(item.id) }));
+    return items.map((item) => ({ item, row: rows.get(item.id), lease }));
   }
 }

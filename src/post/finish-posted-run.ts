@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { countLedgerItems } from '../ledger/ledger-reports.ts';
-import type { JobRunStatus } from '../runs/job-run.ts';
+import type { JobRunAttempt, JobRunStatus } from '../runs/job-run.ts';
 import { completePostedJobRun, findJobRun } from '../runs/job-runs-queries.ts';
 
 /** What {@link finishPostedRun} found. */
@@ -26,7 +26,7 @@ export type PostedRunState =
  */
 export async function finishPostedRun(
   db: Database,
-  args: { jobName: string; runKey: string; jobRunId: number; counts: Record<string, unknown>; nowIso: string },
+  args: { jobName: string; runKey: string; attempt: JobRunAttempt; counts: Record<string, unknown>; nowIso: string },
 ): Promise<PostedRunState> {
   const items = await countLedgerItems(db, { jobName: args.jobName, runKey: args.runKey });
   const open = (items.pending ?? 0) + (items.sending ?? 0);
@@ -35,7 +35,7 @@ export async function finishPostedRun(
   const status = ledger.failed + ledger.review > 0 ? 'needs_review' : 'completed';
   // Every process's share together: `counts.post` of one process is its own share only.
   const counts = { ...args.counts, ledger: items };
-  const wroteIt = await completePostedJobRun(db, args.jobRunId, { status, counts, now: args.nowIso });
+  const wroteIt = await completePostedJobRun(db, args.attempt, { status, counts, now: args.nowIso });
   if (wroteIt) return { done: true, status, wroteIt, ledger };
   const jobRun = await findJobRun(db, args.jobName, args.runKey);
   return { done: true, status: jobRun?.status ?? status, wroteIt: false, ledger };

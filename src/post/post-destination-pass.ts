@@ -6,6 +6,7 @@ import { postableItemsQuery } from '../ledger/ledger-reports.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { SILENT_PROGRESS, type Progress } from '../progress/progress.ts';
 import { BatchClaimer } from './batch-claimer.ts';
+import { HeldClaims } from './held-claims.ts';
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
 import type { PostCounts } from './post-counts.ts';
 import type { PostPass, PostStageContext } from './post-stage-context.ts';
@@ -18,12 +19,14 @@ import { withClaimRenewal } from './with-claim-renewal.ts';
  * One pass of a process over a run's items at one destination: claims batches of the run's
  * `pending` items (see `BatchClaimer`) and sends them with the destination's concurrency (see
  * `sendClaimedItem`) until nothing is left to claim, renewing the process's claims meanwhile
- * (see `withClaimRenewal`). Under mark-before-send, items left `sending` with no live claim
- * (their process died mid-request) go to `review` before every claim, and each outcome is
- * written at once; under the other strategies outcomes are written in batches (see
- * `LedgerOutcomeWriter`). Logs one line with the pass's counts.
+ * (see `withClaimRenewal`). Items under another process's claim are claimed once that claim has
+ * lapsed and the destination's takeover grace has passed. Under mark-before-send, items left
+ * `sending` with no live claim (their process died, or stopped, mid-request) go to `review` before
+ * every claim, and each outcome is written at once; under the other strategies outcomes are
+ * written in batches (see `LedgerOutcomeWriter`). Logs one line with the pass's counts.
  * @returns the pass's counts.
- * @throws whatever `run.worker.assertMayPost` throws (the run: LockLostError), and database errors.
+ * @throws whatever `run.worker.assertMayPost` and `assertMaySend` throw (the run: LockLostError),
+ *   and database errors.
  */
 export async function postDestinationPass(ctx: PostStageContext, pipeline: PipelineDefinition, definition: DestinationDefinition, run: PostPass): Promise<PostCounts> {
   const { db, config } = ctx;
@@ -41,6 +44,8 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
     // A later pass that finds nothing to do shows no bar.
     progress = total > 0 ? (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items') : undefined;
     const writer = new LedgerOutcomeWriter(db, { batched: !markBeforeSend });
+    const held = new HeldClaims();
+    const graceMs = destination.takeoverGraceMs;
     const claimer = new BatchClaimer({
       db,
       pipeline,
@@ -48,19 +53,20 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
       worker: run.worker,
       concurrency: destination.http.concurrency,
       claimTtlMs: config.claimTtlMs,
-      now: ctx.now,
+      graceMs,
+      held,
       ...(markBeforeSend
         ? {
             beforeClaim: async () => {
-              const interrupted = await moveInterruptedToReview(db, { ...scope, nowIso: ctx.now() });
+              const interrupted = await moveInterruptedToReview(db, { ...scope, graceMs, nowIso: ctx.now() });
               if (interrupted > 0) log.warn({ interrupted }, `${interrupted} item(s) were interrupted while sending: moved to review`);
               tally.interrupted(interrupted);
             },
           }
         : {}),
     });
-    const item = { db, pipeline, destination, agent, worker: run.worker.name, writer, tally, log, progress, now: ctx.now, ...(ctx.sleep ? { sleep: ctx.sleep } : {}) };
-    const renewal = { db, worker: run.worker.name, claimTtlMs: config.claimTtlMs, now: ctx.now, log, serialize: <T>(task: () => Promise<T>) => writer.serialize(task) };
+    const item = { db, pipeline, destination, agent, worker: run.worker, writer, tally, log, progress, now: ctx.now, ...(ctx.sleep ? { sleep: ctx.sleep } : {}) };
+    const renewal = { db, worker: run.worker.name, claimTtlMs: config.claimTtlMs, held, log, serialize: <T>(task: () => Promise<T>) => writer.serialize(task) };
     await withClaimRenewal(renewal, async () => {
       await pMap(claimer.items(), (claimed) => sendClaimedItem(claimed, item), { concurrency: destination.http.concurrency });
       await writer.flush();

@@ -17,6 +17,12 @@ export interface PostWorker {
    * worker has nothing to prove. @throws LockLostError (the run) when the lock is gone.
    */
   assertMayPost(): Promise<void>;
+  /**
+   * Proves what the process needs besides its claim on an item to send it, immediately before
+   * every request: the run, that its app lock is still valid (`AppLock.assertValid`, without a
+   * round trip while it can); a worker, nothing. @throws LockLostError (the run).
+   */
+  assertMaySend(): Promise<void>;
 }
 
 /** The prefix of every run's {@link PostWorker} name. */

@@ -1,8 +1,29 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { UsageError } from '../errors/usage-error.ts';
-import { resolveHttpSettings } from '../http/http-settings.ts';
+import { resolveHttpSettings, type HttpSettings } from '../http/http-settings.ts';
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
+import type { PostStrategy } from '../destination/post-strategy.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
+
+/** `DestinationDefinition.settleDelayMs`'s default, in ms. */
+export const DEFAULT_SETTLE_DELAY_MS = 5_000;
+
+/**
+ * How late undici's timeouts can fire, in ms: timeouts over 1 s run on its coarse timers, which
+ * tick every half second and fire up to a second late (undici lib/util/timers.js).
+ */
+const TIMER_RESOLUTION_MS = 1_000;
+
+/**
+ * The takeover grace of a destination (see `ResolvedDestination.takeoverGraceMs`), in ms: under
+ * `check-before-create` the longest a request may take to be answered or given up (connect and
+ * headers timeouts, plus the timers' resolution), the settle delay, and `IDEM_TAKEOVER_GRACE_MS`;
+ * 0 under the other strategies.
+ */
+export function takeoverGraceMs(strategy: PostStrategy, http: HttpSettings, settleDelayMs: number, pauseGraceMs: number): number {
+  if (strategy !== 'check-before-create') return 0;
+  return http.connectTimeoutMs + http.headersTimeoutMs + TIMER_RESOLUTION_MS + settleDelayMs + pauseGraceMs;
+}
 
 /**
  * Applies a destination's deployment settings to its definition.
@@ -21,6 +42,7 @@ export function resolveDestination(config: ResolvedConfig, definition: Destinati
     throw new UsageError(`destination "${definition.name}" uses check-before-create but defines no lookup`);
   }
   const http = resolveHttpSettings(definition.http, settings.http);
+  const settleDelayMs = settings.settleDelayMs ?? definition.settleDelayMs ?? DEFAULT_SETTLE_DELAY_MS;
   return Object.freeze({
     definition,
     name: definition.name,
@@ -28,5 +50,7 @@ export function resolveDestination(config: ResolvedConfig, definition: Destinati
     strategy,
     headers: Object.freeze({ ...settings.headers }),
     http,
+    settleDelayMs,
+    takeoverGraceMs: takeoverGraceMs(strategy, http, settleDelayMs, config.takeoverGraceMs),
   });
 }

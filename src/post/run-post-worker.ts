@@ -59,7 +59,7 @@ export async function runPostWorker(
   const now = (): string => (ctx.now?.() ?? new Date()).toISOString();
   const { db, config } = ctx;
   const { pipeline, runKey } = request;
-  const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined };
+  const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined, assertMaySend: async () => undefined };
   const log = ctx.logger.child({ pipeline: pipeline.name, runKey, worker: worker.name });
   let post: Record<string, Omit<PostCounts, 'destination'>> = {};
   const finish = (outcome: PostWorkerResult['outcome'], message: string, error?: Error): PostWorkerResult => {
@@ -87,7 +87,7 @@ export async function runPostWorker(
         log.info({ stage: 'post', attempt: jobRun.attempts }, `joining the post stage of ${pipeline.name} ${runKey} (attempt ${jobRun.attempts})`);
         const { state } = await sharePostStage({ db, config, now }, pipeline, {
           runKey,
-          jobRunId: jobRun.id,
+          attempt: { id: jobRun.id, attempt: jobRun.attempts },
           log,
           worker,
           counts: () => jobRun.counts ?? {},

@@ -9,6 +9,7 @@ import type { ClaimedItem } from './batch-claimer.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
 import { postItem, type PostItemOutcome } from './post-item.ts';
 import type { PostTally } from './post-tally.ts';
+import type { PostWorker } from './post-worker.ts';
 import { toPostedRow } from './read-posted-rows.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 
@@ -18,8 +19,8 @@ export interface ClaimedItemContext {
   readonly pipeline: PipelineDefinition;
   readonly destination: ResolvedDestination;
   readonly agent: Dispatcher;
-  /** The claiming process's name (`PostWorker.name`): outcomes are written only while it holds the claim. */
-  readonly worker: string;
+  /** The claiming process: it proves its right to send before every request (`PostWorker.assertMaySend`). */
+  readonly worker: PostWorker;
   readonly writer: LedgerOutcomeWriter;
   readonly tally: PostTally;
   readonly log: Logger;
@@ -31,17 +32,26 @@ export interface ClaimedItemContext {
 
 /**
  * Sends one claimed item by its destination's strategy (see `postItem`) and records how it
- * ended in the ledger, which releases its claim. An item whose record changed again since it was
- * enqueued is recorded `superseded`, not sent. An item whose claim lapsed before a
- * mark-before-send request (`ClaimLostError`) is left to the process that owns it now: nothing
- * is recorded.
- * @throws the outcome writer's errors, and database errors.
+ * ended in the ledger, which ends its claim; the outcome is written only while the item still
+ * carries this claim's token. An item whose record changed again since it was enqueued is
+ * recorded `superseded`, not sent. An item whose claim ran out before a request
+ * (`ClaimLostError`) is left to the process that owns it now: nothing is recorded.
+ * @throws LockLostError (the run) when its app lock is no longer valid before a request, the
+ *   outcome writer's errors, and database errors.
  */
-export async function sendClaimedItem({ item, row }: ClaimedItem, ctx: ClaimedItemContext): Promise<void> {
-  const { db, tally, log } = ctx;
+export async function sendClaimedItem(claimed: ClaimedItem, ctx: ClaimedItemContext): Promise<void> {
+  try {
+    await sendAndRecord(claimed, ctx);
+  } finally {
+    claimed.lease.finishedOne();
+  }
+}
+
+async function sendAndRecord({ item, row, lease }: ClaimedItem, ctx: ClaimedItemContext): Promise<void> {
+  const { db, tally, log, worker } = ctx;
   if (!row) {
     tally.superseded();
-    await ctx.writer.record(item.id, { status: 'superseded', nowIso: ctx.now(), claimedBy: ctx.worker });
+    await ctx.writer.record(item.id, { status: 'superseded', nowIso: ctx.now(), claimToken: lease.token });
     return;
   }
   let outcome: PostItemOutcome;
@@ -50,7 +60,12 @@ export async function sendClaimedItem({ item, row }: ClaimedItem, ctx: ClaimedIt
       destination: ctx.destination,
       agent: ctx.agent,
       markSending: async () => {
-        if (!(await markItemSending(db, { id: item.id, worker: ctx.worker, nowIso: ctx.now() }))) throw new ClaimLostError(item.id);
+        if (!(await markItemSending(db, { id: item.id, token: lease.token, nowIso: ctx.now() }))) throw new ClaimLostError(item.id);
+      },
+      assertMaySend: async () => {
+        await worker.assertMaySend();
+        // Last, and without a round trip: nothing can come between it and the request.
+        lease.assertLive(item.id);
       },
       onFirstRequest: () => tally.requested(),
       onRetry: ({ attempt, failure, delayMs }) => log.debug({ reference: item.sourceReference, attempt, reason: failure.reason, delayMs }, 'retrying'),
@@ -74,7 +89,8 @@ export async function sendClaimedItem({ item, row }: ClaimedItem, ctx: ClaimedIt
     failureKind: outcome.failureKind ?? null,
     lastHttpStatus: outcome.httpStatus ?? null,
     lastError: outcome.error ?? null,
-    claimedBy: ctx.worker,
+    claimToken: lease.token,
+    ...(outcome.requestMayLand ? { requestMayLand: true } : {}),
     ...(outcome.remoteReference === undefined ? {} : { remoteReference: outcome.remoteReference }),
   });
 }

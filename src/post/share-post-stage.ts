@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { ProgressFactory } from '../progress/progress.ts';
+import type { JobRunAttempt } from '../runs/job-run.ts';
 import { finishPostedRun, type PostedRunState } from './finish-posted-run.ts';
 import { addPostCounts, type PostCounts } from './post-counts.ts';
 import { postStage } from './post-stage.ts';
@@ -18,8 +19,8 @@ export const FINISH_POLL_MS = 500;
 /** What {@link sharePostStage} needs besides the context and the pipeline. */
 export interface SharePostStageArgs {
   readonly runKey: string;
-  /** The `job_runs` row of the attempt being posted (in its `post` stage). */
-  readonly jobRunId: number;
+  /** The attempt being posted (in its `post` stage). */
+  readonly attempt: JobRunAttempt;
   readonly log: Logger;
   readonly worker: PostWorker;
   /** The counts to record when this process completes the run (called at that moment). */
@@ -55,10 +56,10 @@ export async function sharePostStage(
   const pollMs = Math.max(20, Math.min(FINISH_POLL_MS, Math.floor(ctx.config.claimTtlMs / 3)));
   for (;;) {
     await args.worker.assertMayPost();
-    const state = await finishPostedRun(ctx.db, { jobName: pipeline.name, runKey: args.runKey, jobRunId: args.jobRunId, counts: args.counts(), nowIso: ctx.now() });
+    const state = await finishPostedRun(ctx.db, { jobName: pipeline.name, runKey: args.runKey, attempt: args.attempt, counts: args.counts(), nowIso: ctx.now() });
     if (state.done) return { post, state };
     // Said once at info level: a wait for a dead process's claims to lapse can take a whole TTL.
-    const waiting = `${state.open} item(s) still open in other processes: waiting for them to finish, or for their claims to lapse (IDEM_CLAIM_TTL_MS ${ctx.config.claimTtlMs} ms)`;
+    const waiting = `${state.open} item(s) still open in other processes: waiting for them to finish, or for their claims to lapse (IDEM_CLAIM_TTL_MS ${ctx.config.claimTtlMs} ms, then the destination's takeover grace)`;
     if (waits++ === 0) args.log.info({ open: state.open }, waiting);
     else args.log.debug({ open: state.open }, waiting);
     await delay(pollMs);

@@ -1,15 +1,17 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../db/queryable.ts';
 import { renewClaims } from '../ledger/ledger-claims.ts';
+import type { HeldClaims } from './held-claims.ts';
 
 /** What {@link withClaimRenewal} renews, and how. */
 export interface ClaimRenewalOptions {
   readonly db: Queryable;
   /** The worker whose claims are renewed (`PostWorker.name`). */
   readonly worker: string;
-  /** How long a claim lives, in ms: each renewal extends the claims to now + this. */
+  /** How long a claim lives, in ms: each renewal extends the claims to the database's now + this. */
   readonly claimTtlMs: number;
-  readonly now: () => string;
+  /** The process's own view of its claims, told of every successful renewal (see `ClaimLease.renewed`). */
+  readonly held: HeldClaims;
   readonly log: Logger;
   /**
    * Runs each renewal in turn with the ledger writes queued meanwhile (`LedgerOutcomeWriter.serialize`):
@@ -21,14 +23,18 @@ export interface ClaimRenewalOptions {
 /**
  * Runs `work` while renewing every live claim the worker holds, every third of `claimTtlMs` (at
  * least every 10 ms), so the claims of items it is still sending never lapse. A renewal that
- * fails is logged at warn; the next one tries again.
+ * fails is logged at warn; the next one tries again. A claim that lapsed anyway (the process was
+ * stopped, or its renewals failed for two thirds of the time to live) is not renewed: it is lost.
  * @returns what `work` returns. @throws what `work` throws.
  */
 export async function withClaimRenewal<T>(options: ClaimRenewalOptions, work: () => Promise<T>): Promise<T> {
   const renew = (): void => {
-    const expiresIso = new Date(Date.parse(options.now()) + options.claimTtlMs).toISOString();
     options
-      .serialize(() => renewClaims(options.db, { worker: options.worker, expiresIso }))
+      .serialize(async () => {
+        const sentAt = performance.now();
+        await renewClaims(options.db, { worker: options.worker, ttlMs: options.claimTtlMs });
+        options.held.renewed(sentAt, performance.now(), options.claimTtlMs);
+      })
       .catch((error: Error) => options.log.warn({ err: error }, 'claims not renewed'));
   };
   const timer = setInterval(renew, Math.max(10, Math.floor(options.claimTtlMs / 3)));

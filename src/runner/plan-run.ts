@@ -61,7 +61,7 @@ export async function planRun(
   let plan: RunPlan | undefined;
   // The transaction owns every row it touches until the rollback; the app lock is held around
   // it. Its checks are skipped inside: on SQLite they would wait for the connection this holds.
-  const lock: AppLock = { name: run.lock.name, assertHeld: async () => undefined, release: async () => undefined };
+  const lock: AppLock = { ...run.lock, assertHeld: async () => undefined, release: async () => undefined };
   try {
     await ctx.db.knex.transaction(async (trx) => {
       const db = { ...ctx.db, knex: trx };

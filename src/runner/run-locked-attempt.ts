@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
+import { LockLostError } from '../errors/lock-lost-error.ts';
+import type { JobRunAttempt } from '../runs/job-run.ts';
 import { finishJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { isoClock, type RunContext } from './run-context.ts';
@@ -14,9 +16,9 @@ import type { RunRequest } from './run-request.ts';
  * Writes the `job_runs` heartbeat every `everyMs` until the returned function is called, so
  * `idem status` can tell a live run from a stuck one. A failed write is logged, never thrown.
  */
-function keepJobRunAlive(db: Database, jobRunId: number, everyMs: number, now: () => string, log: Logger): () => void {
+function keepJobRunAlive(db: Database, attempt: JobRunAttempt, everyMs: number, now: () => string, log: Logger): () => void {
   const timer = setInterval(() => {
-    touchJobRunHeartbeat(db, jobRunId, now()).catch((error: Error) => log.warn({ err: error }, 'heartbeat not written'));
+    touchJobRunHeartbeat(db, attempt, now()).catch((error: Error) => log.warn({ err: error }, 'heartbeat not written'));
   }, everyMs);
   timer.unref();
   return () => clearInterval(timer);
@@ -25,11 +27,14 @@ function keepJobRunAlive(db: Database, jobRunId: number, everyMs: number, now: (
 /**
  * The part of a run that holds its app lock, which it releases at the end whatever happens:
  * the completed check again (another run may have completed the key meanwhile); a dry run's
- * plan; else `job_runs` started, extract and stage, upsert, `--force-reconcile`, and the post
- * stage (see `runPostPhase`). The stages and the post code are loaded only here, so a no-op
- * never imports them.
+ * plan; else `job_runs` started (an earlier attempt found still `started` died: that is logged and
+ * counted), extract and stage, upsert, `--force-reconcile`, and the post stage (see
+ * `runPostPhase`). The stages and the post code are loaded only here, so a no-op never imports
+ * them. Every `job_runs` write of the attempt names it (`JobRunAttempt`), so it never writes over
+ * a newer attempt's row.
  * @throws whatever stops the attempt, once it is recorded as `failed` in `job_runs` (when the
- *   attempt got as far as to start one).
+ *   attempt got as far as to start one), except a lost lock: an attempt that lost its lock writes
+ *   nothing more, and the row is left to the attempt that holds the lock now (or the next one).
  */
 export async function runLockedAttempt(
   ctx: RunContext,
@@ -41,7 +46,7 @@ export async function runLockedAttempt(
   const { lock, report, sourceLocation } = run;
   const now = isoClock(ctx);
   let stopHeartbeat = (): void => undefined;
-  let jobRunId: number | undefined;
+  let attempt: JobRunAttempt | undefined;
   try {
     const noop = await noopIfCompleted(db, request);
     if (noop) return noop;
@@ -51,10 +56,17 @@ export async function runLockedAttempt(
       const plan = await planRun(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, nowIso: now(), strategies });
       return { outcome: 'planned', message: 'dry run: the plan below; nothing was written or sent', plan };
     }
-    const jobRun = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
-    jobRunId = jobRun.id;
+    const { jobRun, died } = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
+    attempt = { id: jobRun.id, attempt: jobRun.attempts };
     await report.attemptStarted(jobRun.attempts);
-    stopHeartbeat = keepJobRunAlive(db, jobRun.id, config.heartbeatMs, now, report.log);
+    if (died) {
+      const lastSign = died.heartbeatAt ?? died.startedAt;
+      report.log.warn(
+        { diedAttempt: died.attempts, diedAttemptHeartbeatAt: lastSign },
+        `attempt ${died.attempts} of this run key never recorded its end (killed, its host lost, or its lock lost; last heartbeat ${lastSign}): attempt ${jobRun.attempts} starts over`,
+      );
+    }
+    stopHeartbeat = keepJobRunAlive(db, attempt, config.heartbeatMs, now, report.log);
 
     const { runStages } = await import('./run-stages.ts');
     await runStages(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, now });
@@ -65,11 +77,13 @@ export async function runLockedAttempt(
     }
     await ctx.failpoints?.hit('before-post');
     const { runPostPhase } = await import('./run-post-phase.ts');
-    return await runPostPhase(ctx, request, { lock, report, jobRunId: jobRun.id, hooks: run.hooks });
+    return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
     const error = coerceError(caught);
-    if (jobRunId !== undefined) {
-      await finishJobRun(db, jobRunId, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
+    if (error instanceof LockLostError) {
+      if (attempt) report.log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
+    } else if (attempt) {
+      await finishJobRun(db, attempt, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
         report.log.error({ err: e }, 'could not record the failure in job_runs'),
       );
     }

@@ -1,7 +1,9 @@
 import type { AppLock } from '../dialect/app-lock.ts';
-import { releaseClaimsOf, requeueTransientFailures } from '../ledger/ledger-claims.ts';
+import { expireClaimsOf, requeueTransientFailures } from '../ledger/ledger-claims.ts';
 import { postWorkerName, RUN_WORKER_PREFIX, type PostWorker } from '../post/post-worker.ts';
+import { resolveDestination } from '../post/resolve-destination.ts';
 import { sharePostStage } from '../post/share-post-stage.ts';
+import type { JobRunAttempt } from '../runs/job-run.ts';
 import { enterPostStage } from '../runs/job-runs-queries.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
@@ -10,33 +12,54 @@ import type { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 
 /**
- * A run's post stage, under its app lock: claims of earlier run processes (dead: the lock is
- * ours) are released and transient failures get another try in this attempt; then `job_runs`
- * enters its `post` stage, from which `idem work` processes may join (`hooks.onPostStage`), and
- * this process posts its share and waits, lock held, until the run is finished by whichever
- * process posts the last item (see `sharePostStage`).
+ * Ends the claims earlier run processes of this run key hold, where nothing can be sent under
+ * them any more: their process lost the app lock this one holds, and either the destination's
+ * strategy makes a takeover safe at once (see `ResolvedDestination.takeoverGraceMs`), or the lock
+ * is a lease, which the earlier process stopped using (`AppLock.assertValid`) before this one could
+ * take it. The items are then claimable once the takeover grace has passed. Elsewhere (a session
+ * lock under check-before-create: an earlier process cut off from its database may not know yet)
+ * its claims lapse by themselves.
+ * @returns the number of claims ended.
+ */
+async function expireEarlierRunClaims(ctx: RunContext, request: RunRequest, lock: AppLock, worker: PostWorker): Promise<number> {
+  let expired = 0;
+  for (const definition of request.pipeline.destinations) {
+    const destination = resolveDestination(ctx.config, definition);
+    if (destination.takeoverGraceMs > 0 && !lock.expiresUnlessRenewed) continue;
+    expired += await expireClaimsOf(ctx.db, { jobName: request.pipeline.name, runKey: request.runKey.value, destination: destination.name, prefix: RUN_WORKER_PREFIX, except: worker.name });
+  }
+  return expired;
+}
+
+/**
+ * A run's post stage, under its app lock: claims of earlier run processes end where they can
+ * (see {@link expireEarlierRunClaims}) and transient failures get another try in this attempt;
+ * then `job_runs` enters its `post` stage, from which `idem work` processes may join
+ * (`hooks.onPostStage`), and this process posts its share and waits, lock held, until the run is
+ * finished by whichever process posts the last item (see `sharePostStage`). Before every request
+ * it proves its lock still valid (`AppLock.assertValid`).
  * @returns `completed`, or `needs-review` when items are failed or in review.
- * @throws LockLostError when the lock is gone before a durable step, and database errors.
+ * @throws LockLostError when the lock is gone before a durable step or a request, and database errors.
  */
 export async function runPostPhase(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; report: RunReport; jobRunId: number; hooks: RunHooks },
+  run: { lock: AppLock; report: RunReport; attempt: JobRunAttempt; hooks: RunHooks },
 ): Promise<RunEnding> {
   const { db, config } = ctx;
   const { pipeline, runKey } = request;
   const { lock, report } = run;
   const now = isoClock(ctx);
-  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld() };
+  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => lock.assertValid() };
   await lock.assertHeld();
-  const released = await releaseClaimsOf(db, { jobName: pipeline.name, runKey: runKey.value, prefix: RUN_WORKER_PREFIX, except: worker.name });
+  const expired = await expireEarlierRunClaims(ctx, request, lock, worker);
   const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
-  if (released + requeued > 0) report.log.info({ stage: 'post', released, requeued }, `post: ${released} claim(s) of an earlier run released, ${requeued} transient failure(s) to retry`);
-  await enterPostStage(db, run.jobRunId, { counts: report.counts, now: now() });
+  if (expired + requeued > 0) report.log.info({ stage: 'post', expired, requeued }, `post: ${expired} claim(s) of an earlier run ended, ${requeued} transient failure(s) to retry`);
+  await enterPostStage(db, run.attempt, { counts: report.counts, now: now() });
   run.hooks.onPostStage?.(runKey.value);
   const { state } = await sharePostStage({ db, config, now, ...(ctx.progress ? { progress: ctx.progress } : {}) }, pipeline, {
     runKey: runKey.value,
-    jobRunId: run.jobRunId,
+    attempt: run.attempt,
     log: report.log.child({ worker: worker.name }),
     worker,
     counts: () => report.counts,
@@ -52,5 +75,5 @@ export async function runPostPhase(
     report.counts.ledger = state.ledger;
     return { outcome: 'needs-review', message: `run done, but ${state.ledger.failed} item(s) failed and ${state.ledger.review} are in review: see idem review ${pipeline.name}` };
   }
-  return { outcome: 'completed', message: state.wroteIt ? 'run completed' : 'run completed (the last item was posted by a post worker)' };
+  return { outcome: 'completed', message: state.wroteIt ? 'run completed' : 'run completed (the last item was posted by an idem work process)' };
 }

@@ -24,4 +24,19 @@ export interface JobRun {
    * null before, and for runs from before post workers existed.
    */
   readonly stage: string | null;
+  /**
+   * How many attempts of this run key ended without recording their end, as the attempt after
+   * each found it (still `started`, while the new attempt held the app lock): killed, their host
+   * lost, or their lock lost. 0 for a run key whose every attempt recorded how it ended.
+   */
+  readonly diedAttempts: number;
+}
+
+/**
+ * One attempt of a run key: its `job_runs` row and its number. Every write of the attempt names
+ * both, so an attempt that lost its lock to a newer one never writes over the newer one's row.
+ */
+export interface JobRunAttempt {
+  readonly id: number;
+  readonly attempt: number;
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { column } from '../column/column-type.ts';
-import type { JobRun, JobRunStatus } from './job-run.ts';
+import type { JobRun, JobRunAttempt, JobRunStatus } from './job-run.ts';
 
 const INSTANT = column.instant();
 const NULLABLE_INSTANT = column.instant({ nullable: true });
@@ -18,6 +18,7 @@ interface JobRunRow {
   counts: string | null;
   error: string | null;
   stage: string | null;
+  died_attempts: number | string | null;
 }
 
 function toJobRun(db: Database, row: JobRunRow): JobRun {
@@ -35,6 +36,7 @@ function toJobRun(db: Database, row: JobRunRow): JobRun {
     counts: row.counts === null ? null : (JSON.parse(row.counts) as Record<string, unknown>),
     error: row.error,
     stage: row.stage ?? null,
+    diedAttempts: Number(row.died_attempts ?? 0),
   };
 }
 
@@ -46,32 +48,44 @@ export async function findJobRun(db: Database, jobName: string, runKey: string):
 
 /**
  * Marks a run key `started` before any work, reusing the row of an earlier attempt (attempts + 1)
- * so a rerun never meets a duplicate key. Call it only under the pipeline's app lock.
+ * so a rerun never meets a duplicate key. Call it only under the pipeline's app lock. An earlier
+ * attempt still `started` then never recorded its end (this process holds the lock it held): it
+ * is counted in `died_attempts`, and returned as `died`.
+ * @returns the new attempt's row, and the earlier attempt's row as it was when that one died.
  */
 export async function startJobRun(
   db: Database,
   args: { jobName: string; runKey: string; triggeredBy: string; now: string },
-): Promise<JobRun> {
+): Promise<{ jobRun: JobRun; died: JobRun | undefined }> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
   const key = { job_name: args.jobName, run_key: args.runKey };
+  const earlier = await findJobRun(db, args.jobName, args.runKey);
+  const died = earlier?.status === 'started' ? earlier : undefined;
   const fields = { status: 'started', stage: null, triggered_by: args.triggeredBy, started_at: now, finished_at: null, heartbeat_at: now, error: null, updated_at: now };
-  const updated = await db.knex('job_runs').where(key).update({ ...fields, attempts: db.knex.raw('attempts + 1') });
+  const updated = await db.knex('job_runs')
+    .where(key)
+    .update({ ...fields, attempts: db.knex.raw('attempts + 1'), ...(died ? { died_attempts: db.knex.raw('died_attempts + 1') } : {}) });
   if (updated === 0) await db.knex('job_runs').insert({ ...key, ...fields, attempts: 1, counts: null, created_at: now });
-  return (await findJobRun(db, args.jobName, args.runKey))!;
+  return { jobRun: (await findJobRun(db, args.jobName, args.runKey))!, died };
+}
+
+/** The `job_runs` row of `attempt`, while that attempt is the row's latest and still `started`. */
+function liveAttempt(attempt: JobRunAttempt): Record<string, unknown> {
+  return { id: attempt.id, attempts: attempt.attempt, status: 'started' };
 }
 
 /**
  * Records the end of an attempt: its status, counts and, for a failure, the error. Only while the
- * attempt is still `started`: once a process has written its end (a post worker may complete a
- * run), nothing overwrites it.
+ * attempt is the row's latest and still `started`: once a process has written its end (a post
+ * worker may complete a run), or a newer attempt has started, nothing overwrites it.
  * @returns whether this call wrote the end.
  */
 export function finishJobRun(
   db: Database,
-  id: number,
+  attempt: JobRunAttempt,
   args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
 ): Promise<boolean> {
-  return endJobRun(db, { id, status: 'started' }, args);
+  return endJobRun(db, liveAttempt(attempt), args);
 }
 
 /** Writes an attempt's end where `where` (its id and state) still holds. @returns whether it did. */
@@ -96,24 +110,24 @@ async function endJobRun(
  * Marks a started attempt as posting: enqueueing is done, so post workers may join, and the
  * counts so far (extract, stage, upsert) are recorded for whichever process completes the run.
  */
-export async function enterPostStage(db: Database, id: number, args: { counts: Record<string, unknown>; now: string }): Promise<void> {
+export async function enterPostStage(db: Database, attempt: JobRunAttempt, args: { counts: Record<string, unknown>; now: string }): Promise<void> {
   await db.knex('job_runs')
-    .where({ id, status: 'started' })
+    .where(liveAttempt(attempt))
     .update({ stage: 'post', counts: JSON.stringify(args.counts), updated_at: db.adapter.toDriverValue(INSTANT, args.now) });
 }
 
 /**
  * Writes the end of a run whose post stage is done (`completed` or `needs_review`), once: only
- * while the attempt is `started` and posting, so when several processes share the post stage
- * exactly one of them writes it and the others see it done.
+ * while the attempt is the row's latest, `started` and posting, so when several processes share
+ * the post stage exactly one of them writes it and the others see it done.
  * @returns whether this call wrote it.
  */
 export function completePostedJobRun(
   db: Database,
-  id: number,
+  attempt: JobRunAttempt,
   args: { status: Extract<JobRunStatus, 'completed' | 'needs_review'>; counts: Record<string, unknown>; now: string },
 ): Promise<boolean> {
-  return endJobRun(db, { id, status: 'started', stage: 'post' }, args);
+  return endJobRun(db, { ...liveAttempt(attempt), stage: 'post' }, args);
 }
 
 /**
@@ -151,7 +165,7 @@ export async function lastCompletedDate(db: Database, jobName: string): Promise<
   return row?.run_key ?? undefined;
 }
 
-/** Refreshes `heartbeat_at` of a running attempt. */
-export async function touchJobRunHeartbeat(db: Database, id: number, nowIso: string): Promise<void> {
-  await db.knex('job_runs').where({ id }).update({ heartbeat_at: db.adapter.toDriverValue(INSTANT, nowIso) });
+/** Refreshes `heartbeat_at` of a running attempt, while it is the row's latest and `started`. */
+export async function touchJobRunHeartbeat(db: Database, attempt: JobRunAttempt, nowIso: string): Promise<void> {
+  await db.knex('job_runs').where(liveAttempt(attempt)).update({ heartbeat_at: db.adapter.toDriverValue(INSTANT, nowIso) });
 }
