@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { startSandboxApi, type SandboxApi } from '../sandbox/start-sandbox-api.ts';
+import type { SandboxFault } from '../sandbox/sandbox-fault.ts';
 import type { SandboxRecord } from '../sandbox/sandbox-state.ts';
 
 /** What the stand-ins hold: records per destination and reference. */
@@ -28,6 +29,8 @@ export interface DestinationStandIns {
   recordsFor(destination: string, reference: string): SandboxRecord[];
   /** Called on every `POST` a stand-in receives, before it is processed: a kill here is a crash mid-post. */
   onPost: (() => void) | undefined;
+  /** Queues scripted faults at every stand-in (see `SandboxFault`). */
+  addFaults(faults: readonly SandboxFault[]): void;
   /** Stops every stand-in. */
   close(): Promise<void>;
 }
@@ -60,6 +63,9 @@ export async function startDestinationStandIns(pipeline: PipelineDefinition, con
     },
     recordsFor: (destination, reference) => sandboxes.get(destination)?.state.recordsByReference(reference) ?? [],
     onPost: undefined,
+    addFaults(faults) {
+      for (const sandbox of sandboxes.values()) sandbox.addFaults(faults);
+    },
     async close() {
       await Promise.all([...sandboxes.values()].map((s) => s.close()));
     },

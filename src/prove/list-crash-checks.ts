@@ -1,8 +1,10 @@
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { FAILPOINT_NAMES } from '../runner/failpoints.ts';
+import { checkGatewayAfterApply } from './check-gateway-after-apply.ts';
 import { checkKillAfterPost } from './check-kill-after-post.ts';
 import { checkKillAtFailpoint } from './check-kill-at-failpoint.ts';
 import { checkOverlap } from './check-overlap.ts';
+import { checkPausedPastLease } from './check-paused-past-lease.ts';
 import type { ProveCheckOutcome } from './prove-check.ts';
 import type { ProveCase } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';
@@ -19,16 +21,24 @@ export type CrashCheck =
 /**
  * The checks that compare with the clean run, each in a fresh case, in table order: a kill at
  * every failpoint, kills after `POST_KILLS` random POSTs (drawn with `seed` from the clean run's
- * POSTs; skipped without destinations), and two runs at once.
+ * POSTs), two runs at once, a run paused past its lease (stopped at a third of its POSTs) while
+ * another runs, and a gateway's 504 after a POST was applied. Those that need a destination are
+ * skipped without one.
  */
 export function listCrashChecks(pipeline: PipelineDefinition, reference: ProveReference, seed: number): CrashCheck[] {
   const killPoints = pickDistinct(reference.posts, POST_KILLS, seededRandom(seed));
+  const stopAt = Math.max(1, Math.ceil(reference.posts / 3));
+  const posting = pipeline.destinations.length > 0;
   return [
     ...FAILPOINT_NAMES.map((point) => ({ name: `kill at ${point}, rerun`, run: (c: ProveCase) => checkKillAtFailpoint(c, reference, point) })),
-    ...(pipeline.destinations.length === 0
-      ? [{ name: 'kill during post, rerun', skip: 'no destinations' }]
-      : killPoints.map((n) => ({ name: `kill after POST ${n} of ${reference.posts}, rerun`, run: (c: ProveCase) => checkKillAfterPost(c, reference, n) }))),
+    ...(posting
+      ? killPoints.map((n) => ({ name: `kill after POST ${n} of ${reference.posts}, rerun`, run: (c: ProveCase) => checkKillAfterPost(c, reference, n) }))
+      : [{ name: 'kill during post, rerun', skip: 'no destinations' }]),
     { name: 'two runs at once', run: (c: ProveCase) => checkOverlap(c, reference) },
+    posting
+      ? { name: `paused past its lease at POST ${stopAt} of ${reference.posts}, another run`, run: (c: ProveCase) => checkPausedPastLease(c, reference, stopAt) }
+      : { name: 'paused past its lease during post', skip: 'no destinations' },
+    posting ? { name: 'gateway 504 after apply', run: (c: ProveCase) => checkGatewayAfterApply(c, reference) } : { name: 'gateway 504 after apply', skip: 'no destinations' },
   ];
 }
 

@@ -57,8 +57,11 @@ export interface ProveCase {
    * {@link CHILD_LOCK_LEASE_MS}; a server frees it when the dead session is noticed), polling
    * in-process, so a rerun does not start processes only to see exit 75.
    * @param maxWaitMs @defaultValue 10000
+   * @returns whether it was free in time.
    */
-  waitForLockFree(maxWaitMs?: number): Promise<void>;
+  waitForLockFree(maxWaitMs?: number): Promise<boolean>;
+  /** The run key's `job_runs` row as it is now. */
+  jobRun(): Promise<JobRun | undefined>;
   /** Opens the scratch database in-process for `work`, and closes it. */
   withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T>;
 }
@@ -113,8 +116,13 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
       waitForLockFree: (maxWaitMs = 10_000) =>
         withDatabase(async (db) => {
           const deadline = performance.now() + maxWaitMs;
-          while (!(await lockFree(db)) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+          for (;;) {
+            if (await lockFree(db)) return true;
+            if (performance.now() >= deadline) return false;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
         }),
+      jobRun: () => withDatabase((db) => findJobRun(db, pipeline.name, runKey.value)),
     };
     return await work(proveCase);
   } finally {

@@ -29,8 +29,11 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
  *    never reaches fails its check);
  * 4. the same after a SIGKILL once the Nth POST reached a destination, for random N (seeded);
  * 5. two runs at once: one exits 75, the other completes;
- * 6. a `--force` rerun inserts, updates and sends nothing.
- * 1, 2 and 6 share one database (see `checkCleanRuns`); 3–5 (see `listCrashChecks`) each get a
+ * 6. a run stopped (SIGSTOP) mid-post past its lease while a second run goes on, then resumed:
+ *    it sends nothing more (see `checkPausedPastLease`);
+ * 7. a gateway's 504 after the destination applied a POST (see `checkGatewayAfterApply`);
+ * 8. a `--force` rerun inserts, updates and sends nothing.
+ * 1, 2 and 8 share one database (see `checkCleanRuns`); 3–7 (see `listCrashChecks`) each get a
  * fresh scratch database and stand-ins, and run `concurrency` at a time.
  * @returns one {@link ProveCheck} per line of the table, in the order above.
  */

@@ -45,9 +45,27 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(postKills).toHaveLength(3);
     for (const check of postKills) expect(table.get(check)).toEqual(['pass', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
     expect(table.get('two runs at once')).toEqual(['pass', 'exit 0 + 75, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free']);
+    // The stopped run resumes after the other completed: its lease ran out, it sends nothing (exit 1).
+    expect(table.get('paused past its lease at POST 48 of 143, another run')).toEqual(['pass', 'exit 1 + 0, rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
+    expect(table.get('gateway 504 after apply')).toEqual(['pass', '504 after apply: exit 0, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free']);
     expect(table.get('--force rerun')).toEqual(['pass', 'inserted 0, updated 0, requests 0, rows 143 = 143']);
-    expect(table.size).toBe(15);
-    expect(result.stdout).toMatch(/\npassed: 15 checks\n$/);
+    expect(table.size).toBe(17);
+    expect(result.stdout).toMatch(/\npassed: 17 checks\n$/);
+  });
+
+  // The deployment overrides the strategy; the stand-ins honour no key the run does not send.
+  it.concurrent.each(['check-before-create', 'mark-before-send'])('online-retail-invoices under %s passes every check, the pause and the 504 included', { timeout: PROOF_TIMEOUT_MS }, async (strategy) => {
+    const destinations = JSON.stringify({ 'sandbox-accounting': { url: 'http://127.0.0.1:9', strategy } });
+    const result = await runCli(['prove', 'online-retail-invoices', '--date', '2010-12-01', '--seed', '20101201'], { IDEM_DESTINATIONS: destinations });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const table = proveTable(result.stdout);
+    expect(table.get('paused past its lease at POST 48 of 143, another run')?.[0]).toBe('pass');
+    // mark-before-send: the 504 left the item in review, and it was there when the operator looked.
+    expect(table.get('gateway 504 after apply')).toEqual([
+      'pass',
+      `504 after apply: exit ${strategy === 'mark-before-send' ? '3, review: 1 marked posted, 0 retried' : '0'}, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free`,
+    ]);
+    expect(result.stdout).toMatch(/\npassed: 17 checks\n$/);
   });
 
   it.concurrent('a pipeline whose idempotency key comes from the clock fails, caught by the kills during post', { timeout: PROOF_TIMEOUT_MS }, async () => {
@@ -55,7 +73,7 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(result.code, result.stdout + result.stderr).toBe(1);
     const table = proveTable(result.stdout);
     // Crashes before the post stage, and runs that are not interrupted mid-post, cannot see it.
-    for (const check of ['clean run', 'second run is a no-op', ...FAILPOINT_CHECKS, 'two runs at once', '--force rerun']) {
+    for (const check of ['clean run', 'second run is a no-op', ...FAILPOINT_CHECKS, 'two runs at once', 'gateway 504 after apply', '--force rerun']) {
       expect([check, table.get(check)?.[0]]).toEqual([check, 'pass']);
     }
     const postKills = [...table.entries()].filter(([check]) => /^kill after POST \d+ of 143, rerun$/.test(check));
@@ -65,7 +83,9 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
       // The record whose POST reached the destination just before the kill was created again by the rerun.
       expect(counts).toMatch(/^rows 143 = 143, remote \d+ ≠ 143, \d+ duplicated \(\d+ ×2/);
     }
-    expect(result.stdout).toMatch(/\nFAILED: 3 of 15 checks\n$/);
+    // A run stopped past its lease is taken over the same way: the other run resends what it had in flight.
+    expect(table.get('paused past its lease at POST 48 of 143, another run')?.[0]).toBe('fail');
+    expect(result.stdout).toMatch(/\nFAILED: 4 of 17 checks\n$/);
   });
 
   it.concurrent('a failpoint the run never reaches fails its check: a catalogue API emptied after the clean run', { timeout: PROOF_TIMEOUT_MS }, async () => {
@@ -94,7 +114,11 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
         expect([check, ...table.get(check)!]).toEqual([check, 'fail', expect.stringMatching(/^rows 0 ≠ 9, 9 missing \(online-retail P1, /)]);
       }
       // Only a check that does not apply to the pipeline is a skip.
-      expect([...table].filter(([, [outcome]]) => outcome === 'skip')).toEqual([['kill during post, rerun', ['skip', 'no destinations']]]);
+      expect([...table].filter(([, [outcome]]) => outcome === 'skip')).toEqual([
+        ['kill during post, rerun', ['skip', 'no destinations']],
+        ['paused past its lease during post', ['skip', 'no destinations']],
+        ['gateway 504 after apply', ['skip', 'no destinations']],
+      ]);
     } finally {
       await sandbox.close();
     }
