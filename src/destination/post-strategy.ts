@@ -5,11 +5,13 @@
  *   (derived from the pipeline, the business key and the content version); the destination
  *   answers a repeat with the first response. An unknown outcome is retried with the same key.
  * - `check-before-create`: before every create, look the record up at the destination by its
- *   reference and content version; create only when absent. An unknown outcome is retried, and
- *   the retry looks up first.
+ *   reference; create only when its current record there is not of this content version. An
+ *   unknown outcome is retried, and the retry waits the destination's settle delay, then looks up
+ *   first.
  * - `mark-before-send`: the ledger row becomes `sending` (committed) before the request and
- *   `posted` after. An unknown outcome (a timeout after sending, a crash) goes to `review` and is
- *   never resent blindly; only failures that prove nothing was done are retried.
+ *   `posted` after. An unknown outcome (a timeout after sending, a crash, a gateway's 5xx) goes to
+ *   `review` and is never resent blindly; only failures that prove nothing was done (see
+ *   `requestMayHaveApplied`) are retried.
  */
 export type PostStrategy = 'idempotency-key' | 'check-before-create' | 'mark-before-send';
 

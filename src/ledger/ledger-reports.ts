@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/queryable.ts';
 import { LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow, type LedgerStatus } from './ledger-item.ts';
+import { newerPostedVersion } from './newer-posted-version.ts';
 
 /** The ledger rows a run's post stage sends to one destination: `pending`, and `failed` transiently. */
 export function postableItemsQuery(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Knex.QueryBuilder {
@@ -26,14 +27,7 @@ export async function countLedgerItems(q: Queryable, args: { jobName: string; ru
 export async function selectPostedItems(q: Queryable, args: { jobName: string; runKey: string; destination: string }): Promise<LedgerItem[]> {
   const rows = (await q.knex(`${LEDGER} as l`)
     .where({ 'l.job_name': args.jobName, 'l.run_key': args.runKey, 'l.destination': args.destination, 'l.status': 'posted' })
-    .whereNotExists((newer: Knex.QueryBuilder) =>
-      newer
-        .select(q.knex.raw('1'))
-        .from(`${LEDGER} as n`)
-        .whereRaw('n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference')
-        .where('n.status', 'posted')
-        .whereRaw('n.id > l.id'),
-    )
+    .whereNotExists(newerPostedVersion(q))
     .select('l.*')
     .orderBy('l.id')) as LedgerRow[];
   return rows.map(toLedgerItem);

@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import { deleteByIds } from '../db/delete-by-ids.ts';
 import type { Queryable } from '../db/queryable.ts';
 import { LEDGER_TABLE as LEDGER } from './ledger-item.ts';
+import { newerPostedVersion } from './newer-posted-version.ts';
 import { ledgerInstant } from './ledger-write.ts';
 
 /**
@@ -22,14 +22,7 @@ export async function pruneLedger(q: Queryable, args: { jobName: string; destina
     (await q.knex(`${LEDGER} as l`)
       .where({ 'l.job_name': args.jobName, 'l.destination': args.destination, 'l.status': 'posted' })
       .where('l.posted_at', '<', before)
-      .whereExists((newer: Knex.QueryBuilder) =>
-        newer
-          .select(q.knex.raw('1'))
-          .from(`${LEDGER} as n`)
-          .whereRaw('n.destination = l.destination and n.source_system = l.source_system and n.source_reference = l.source_reference')
-          .where('n.status', 'posted')
-          .whereRaw('n.id > l.id'),
-      )
+      .whereExists(newerPostedVersion(q))
       .select('l.id as id')) as { id: number | string }[],
   );
   const prunable = [...superseded, ...replaced];
