@@ -64,7 +64,7 @@ async function sendAndRecord({ item, row, lease }: ClaimedItem, ctx: ClaimedItem
       },
       assertMaySend: async () => {
         await worker.assertMaySend();
-        // Last, and without a round trip: nothing can come between it and the request.
+        // Last, and without a round trip: only the request's own dispatch comes after it.
         lease.assertLive(item.id);
       },
       onFirstRequest: () => tally.requested(),
