@@ -68,8 +68,8 @@ export const MAX_BATCH_CHANGES = 100;
 /**
  * Records the state changes of many items in ONE statement (a `CASE id WHEN … THEN …` per
  * column, standard SQL on every dialect), ending their claims (see `LedgerChange.requestMayLand`),
- * only where the items still carry the claim token `claimToken`. One round trip per batch instead of one per item: on a loaded machine each
- * round trip costs more than the statement. `updated_at` (and `posted_at` of posted items) is
+ * only where the items still carry the claim token `claimToken`. One round trip per batch instead
+ * of one per item: on a loaded machine each round trip costs more than the statement. `updated_at` (and `posted_at` of posted items) is
  * the batch's latest `nowIso`. At most {@link MAX_BATCH_CHANGES} changes (SQL Server takes at
  * most 2100 parameters a statement).
  * @returns the number of rows changed.

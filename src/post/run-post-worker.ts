@@ -48,8 +48,9 @@ export interface PostWorkerRequest {
  * on this or another host (docs/scaling.md). Waits until the run key's `job_runs` row is
  * `started` in its `post` stage, then claims and posts batches of its ledger items alongside the
  * run and any other workers (see `sharePostStage`), and completes the run if it sees the last
- * item posted. Never takes the pipeline's app lock: claims keep two processes off one item, and
- * the post strategies keep a lapsed claim from posting anything twice. Never throws.
+ * item posted. Never takes the pipeline's app lock: claims keep two processes off one item, and a
+ * claim that ran out (a pause, failed renewals) sends nothing more (docs/scaling.md, "A process's
+ * right to send"). Never throws.
  */
 export async function runPostWorker(
   ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date },
