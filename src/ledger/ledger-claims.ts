@@ -97,7 +97,7 @@ export async function markItemSending(q: Queryable, args: { id: number; token: s
  * mark-before-send (the request may have reached the destination, so it is never resent
  * blindly). An item `sending` under a live claim belongs to a live process and is left alone.
  * `claimed_by` and the claim token stay, so the operator sees who was sending, and that
- * process's late outcome (it did get an answer) still lands, until another claim takes the item.
+ * process's late outcome (it did get an answer) still lands.
  * @returns the number of items moved.
  */
 export async function moveInterruptedToReview(q: Queryable, args: { jobName: string; runKey: string; destination: string; graceMs: number; nowIso: string }): Promise<number> {
