@@ -51,14 +51,14 @@ export function claimableLedgerRows(dialect: Pick<DialectAdapter, 'instantFromNo
 }
 
 /**
- * A claim's statement. `claims: true`: it stamps the rows and returns them. `claims: false` (a
- * dialect with neither RETURNING nor OUTPUT): it is a locking read of the claimable rows, whose
- * ids the caller then stamps in the same transaction (see {@link ledgerClaimStamp}).
+ * A claim's statement: it stamps the claimed rows (see {@link ledgerClaimStamp}) in one
+ * statement, committed on its own. `returnsRows: true`: it also returns them. `false` (a dialect
+ * with neither RETURNING nor OUTPUT): the caller reads them back by the claim's token.
  */
 export interface LedgerClaimStatement {
   readonly sql: string;
   readonly bindings: readonly Knex.Value[];
-  readonly claims: boolean;
+  readonly returnsRows: boolean;
 }
 
 /** The columns a claim stamps, as `set` assignments (`claimed_by`, `claim_token`, `claim_expires_at`) with their bindings. */
@@ -80,8 +80,14 @@ export function ledgerClaimStamp(dialect: Pick<DialectAdapter, 'instantFromNowSq
  * - `supportsOutput` (SQL Server): an UPDATE through a common table expression over the locking
  *   read, `TOP (n)` with its ORDER BY (a bare `UPDATE TOP (n)` takes arbitrary rows), with
  *   `OUTPUT inserted.*`.
- * - neither (MySQL/MariaDB, which also cannot use LIMIT in an `IN` subquery): the locking read
- *   alone.
+ * - neither (MySQL/MariaDB, which also cannot use LIMIT in an `IN` subquery): one
+ *   `UPDATE … WHERE claimable ORDER BY id LIMIT n`, without the locking read. A locking read and
+ *   an UPDATE of its ids would be two statements in one transaction, and a process stopped
+ *   between them (a VM freeze, SIGSTOP) would keep those rows locked until it runs again. The
+ *   UPDATE waits instead for rows another claim is stamping, for as long as that one statement
+ *   takes, then re-reads them, finds them claimed and moves on (InnoDB re-reads the latest
+ *   committed row after a lock wait).
+ *   https://dev.mysql.com/doc/refman/8.0/en/innodb-locking-reads.html
  */
 export function ledgerClaimStatement(dialect: LedgerClaimDialect, request: LedgerClaimRequest): LedgerClaimStatement {
   const { tableHint, suffix } = dialect.skipLocked;
@@ -91,7 +97,7 @@ export function ledgerClaimStatement(dialect: LedgerClaimDialect, request: Ledge
     return {
       sql: `update ${LEDGER} set ${stamp.sql} where id in (select id from ${LEDGER}${tableHint} where ${claimable.sql} order by id limit ?${suffix}) returning *`,
       bindings: [...stamp.bindings, ...claimable.bindings, request.limit],
-      claims: true,
+      returnsRows: true,
     };
   }
   if (dialect.supportsOutput) {
@@ -100,12 +106,13 @@ export function ledgerClaimStatement(dialect: LedgerClaimDialect, request: Ledge
     return {
       sql: `with claimable as (select top (?) * from [${LEDGER}]${tableHint} where ${claimable.sql} order by [id]${suffix}) update claimable set ${stamp.sql} output inserted.*;`,
       bindings: [request.limit, ...claimable.bindings, ...stamp.bindings],
-      claims: true,
+      returnsRows: true,
     };
   }
+  const stamp = ledgerClaimStamp(dialect, request);
   return {
-    sql: `select * from ${LEDGER}${tableHint} where ${claimable.sql} order by id limit ?${suffix}`,
-    bindings: [...claimable.bindings, request.limit],
-    claims: false,
+    sql: `update ${LEDGER} set ${stamp.sql} where ${claimable.sql} order by id limit ?`,
+    bindings: [...stamp.bindings, ...claimable.bindings, request.limit],
+    returnsRows: false,
   };
 }

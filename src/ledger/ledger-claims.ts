@@ -5,21 +5,13 @@ import { ledgerClaimStatement, type LedgerClaimRequest } from './ledger-claim-sq
 import { LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow } from './ledger-item.ts';
 import { databaseInstant, ledgerInstant, ledgerWrite } from './ledger-write.ts';
 
-/** Runs one claim (see `ledgerClaimStatement`) and commits it. @returns the claimed rows. */
+/** Runs one claim (see `ledgerClaimStatement`), committed on its own. @returns the claimed rows. */
 async function claimRows(q: { knex: Knex; adapter: DialectAdapter }, request: LedgerClaimRequest): Promise<Record<string, unknown>[]> {
   const statement = ledgerClaimStatement(q.adapter, request);
-  if (statement.claims) return q.adapter.rawRows(await q.knex.raw(statement.sql, statement.bindings));
-  // A locking read, then an update of exactly those ids, in one transaction: the read's locks
-  // keep other claimers off the rows until the claim commits.
-  return q.knex.transaction(async (trx) => {
-    const rows = q.adapter.rawRows(await trx.raw(statement.sql, statement.bindings));
-    if (rows.length > 0) {
-      await trx(LEDGER)
-        .whereIn('id', rows.map((r) => r.id as number))
-        .update({ claimed_by: request.worker, claim_token: request.token, claim_expires_at: databaseInstant({ knex: trx, adapter: q.adapter }, request.ttlMs) });
-    }
-    return rows;
-  });
+  const result = await q.knex.raw(statement.sql, statement.bindings);
+  if (statement.returnsRows) return q.adapter.rawRows(result);
+  // The claim's token is new: exactly the rows this statement stamped carry it.
+  return q.knex(LEDGER).where({ job_name: request.jobName, run_key: request.runKey, destination: request.destination, claim_token: request.token });
 }
 
 /**

@@ -2,7 +2,7 @@ import { ClaimLostError } from './claim-lost-error.ts';
 
 /**
  * One claim of a batch of ledger items by this process, as this process knows it: the claim's
- * token (`post_ledger.claim_token`), and until when it may still send under it, by its monotonic
+ * token (the ledger's `claim_token`), and until when it may still send under it, by its monotonic
  * clock (`performance.now()`, ms). That is the claim's time to live counted from the moment the
  * claiming (or last renewing) statement was sent: never later than the expiry the database
  * stamped on the rows (by its own clock, when the statement ran), after which another process may

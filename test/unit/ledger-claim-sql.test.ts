@@ -52,16 +52,18 @@ describe('ledger claim SQL', () => {
         "update post_ledger set claimed_by = ?, claim_token = ?, claim_expires_at = (clock_timestamp() + ?::bigint * interval '1 millisecond') " +
         `where id in (select id from post_ledger where ${claimable.sql} order by id limit ? for update skip locked) returning *`,
       bindings: [request.worker, request.token, 60_000, ...claimable.bindings, 16],
-      claims: true,
+      returnsRows: true,
     });
   });
 
-  it('MySQL/MariaDB: a locking read that skips locked rows (then an UPDATE of its ids)', () => {
+  it('MySQL/MariaDB: one UPDATE … ORDER BY id LIMIT n, no transaction held across round trips; the rows are read back by token', () => {
     const claimable = claimableLedgerRows(mysql, request);
     expect(ledgerClaimStatement(mysql, request)).toEqual({
-      sql: `select * from post_ledger where ${claimable.sql} order by id limit ? for update skip locked`,
-      bindings: [...claimable.bindings, 16],
-      claims: false,
+      sql:
+        'update post_ledger set claimed_by = ?, claim_token = ?, claim_expires_at = date_add(utc_timestamp(3), interval ? microsecond) ' +
+        `where ${claimable.sql} order by id limit ?`,
+      bindings: [request.worker, request.token, 60_000_000, ...claimable.bindings, 16],
+      returnsRows: false,
     });
   });
 
@@ -72,7 +74,7 @@ describe('ledger claim SQL', () => {
         "update post_ledger set claimed_by = ?, claim_token = ?, claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) " +
         `where id in (select id from post_ledger where ${claimable.sql} order by id limit ?) returning *`,
       bindings: [request.worker, request.token, '60 seconds', ...claimable.bindings, 16],
-      claims: true,
+      returnsRows: true,
     });
   });
 
@@ -83,7 +85,7 @@ describe('ledger claim SQL', () => {
       'with claimable as (select top (?) * from [post_ledger] with (updlock, readpast, rowlock) where ' +
         `${claimable.sql} order by [id]) update claimable set [claimed_by] = ?, [claim_token] = ?, [claim_expires_at] = dateadd(millisecond, ?, sysutcdatetime()) output inserted.*;`,
     );
-    expect(statement.claims).toBe(true);
+    expect(statement.returnsRows).toBe(true);
     // knex turns the 9 `?` into tedious parameters @p0…@p8, in the order the statement binds them.
     const native = mssql.raw(statement.sql, [...statement.bindings]).toSQL().toNative();
     expect(native.sql).toContain('select top (@p0) * from [post_ledger] with (updlock, readpast, rowlock)');

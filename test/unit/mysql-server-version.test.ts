@@ -33,8 +33,8 @@ describe('MySQL/MariaDB server version', () => {
   });
 
   it.each([
-    ['10.5.27-MariaDB', 'DATABASE_URL points at MariaDB 10.5.27 ("10.5.27-MariaDB"); idem needs MariaDB 10.6 or newer (for FOR UPDATE SKIP LOCKED)'],
-    ['5.5.5-10.2.44-MariaDB-log', 'DATABASE_URL points at MariaDB 10.2.44 ("5.5.5-10.2.44-MariaDB-log"); idem needs MariaDB 10.6 or newer (for FOR UPDATE SKIP LOCKED)'],
+    ['10.5.27-MariaDB', 'DATABASE_URL points at MariaDB 10.5.27 ("10.5.27-MariaDB"); idem needs MariaDB 10.6 or newer (for a release series still maintained when idem was written)'],
+    ['5.5.5-10.2.44-MariaDB-log', 'DATABASE_URL points at MariaDB 10.2.44 ("5.5.5-10.2.44-MariaDB-log"); idem needs MariaDB 10.6 or newer (for a release series still maintained when idem was written)'],
     ['5.7.44', 'DATABASE_URL points at MySQL 5.7.44 ("5.7.44"); idem needs MySQL 8.0.17 or newer (for the utf8mb4_0900_bin collation)'],
     ['8.0.16', 'DATABASE_URL points at MySQL 8.0.16 ("8.0.16"); idem needs MySQL 8.0.17 or newer (for the utf8mb4_0900_bin collation)'],
     ['unknown', 'DATABASE_URL points at a server whose version idem cannot read (got "unknown"); idem needs MySQL 8.0.17 or MariaDB 10.6 or newer'],

@@ -31,7 +31,7 @@ interface MysqlServer extends MysqlLoadSettings {
  * MySQL 8.0.17+ and MariaDB 10.6+ through mysql2 (`DATABASE_URL=mysql://…` or `mariadb://…`):
  * `GET_LOCK` app lock on a dedicated session, `LOAD DATA LOCAL INFILE` for staging (multi-row
  * INSERTs when the server refuses `LOCAL`), `<=>` for change detection, text in an exact,
- * NO PAD collation, and `FOR UPDATE SKIP LOCKED` for ledger claims.
+ * NO PAD collation, and ledger claims by one `UPDATE … ORDER BY id LIMIT n` (see `ledgerClaimStatement`).
  *
  * The adapter learns the server on the pool's first connection (`afterCreate`): its version,
  * refusing a server older than `MYSQL_MINIMUM_RELEASES` with a usage error (exit 2) before
@@ -44,7 +44,10 @@ interface MysqlServer extends MysqlLoadSettings {
  */
 export class MysqlDialect implements DialectAdapter {
   readonly name = 'mysql' as const;
-  /** Skips locked rows by `FOR UPDATE SKIP LOCKED` (MySQL 8.0+, MariaDB 10.6+). */
+  /**
+   * `FOR UPDATE SKIP LOCKED` (MySQL 8.0+, MariaDB 10.6+). Ledger claims do not use it here: without
+   * RETURNING it would take a second statement in an open transaction (see `ledgerClaimStatement`).
+   */
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
   readonly supportsReturning = false;
   readonly supportsOutput = false;
