@@ -1,3 +1,4 @@
+import { sortRowsByKey, type KeyedRow } from './sort-rows-by-key.ts';
 import type { SourceRow } from './source-row.ts';
 
 /** Rows that share a key, with the line of the first one. */
@@ -12,21 +13,54 @@ export interface GroupRowsOptions<Row> {
   /** The key rows are grouped by, for example the invoice number. */
   readonly key: (row: Row) => string;
   /**
-   * A group is closed once this many rows have passed without one for its key. Bounds memory to
-   * the groups seen within the window, whatever the input's size. A key that comes back after
-   * its group closed starts a second group with the same key, which the pipeline's duplicate-key
-   * rule then judges (so a too-small window fails loudly under `error`, never merges silently).
-   * @defaultValue 10000
+   * - `source`: every row of a key in one group, wherever the rows are in the source (an export
+   *   sorted by another column). The rows are sorted by key on disk first (see `sortRowsByKey`:
+   *   memory stays bounded by `runRows`), so groups come out in key order, each group's rows in
+   *   source order. Rows must be JSON values (what a zod schema of a CSV or JSON source gives).
+   * - `window`: a group is closed once `idleRows` rows have passed without one for its key, and
+   *   groups come out as they close. Faster, and for sources that keep a key's rows within
+   *   `idleRows` of each other only: a key that comes back after its group closed starts a second
+   *   group with the same key, which the pipeline's duplicate-key rule then judges (so a window
+   *   too small fails loudly under `error`, never merges silently).
+   * @defaultValue 'source'
    */
+  readonly over?: 'source' | 'window';
+  /** `over: 'window'`: the rows after which a group without a new row closes. @defaultValue 10000 */
   readonly idleRows?: number;
+  /** `over: 'source'`: rows sorted in memory at a time (see `SortRowsOptions`). @defaultValue 10000 */
+  readonly runRows?: number;
 }
 
 /**
- * Groups rows by key for records built from several source rows (an invoice from its lines).
- * Lines of one key need not be adjacent (real files interleave them), only within `idleRows`.
+ * Groups rows by key for records built from several source rows (an invoice from its lines):
+ * over the whole source by default, or within a window of rows (see `GroupRowsOptions.over`).
+ * Each group's `line` is its first row's.
+ * @throws TypeError (`over: 'source'`) for a row that JSON cannot hold, naming its line and field.
  */
-export async function* groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, options: GroupRowsOptions<Row>): AsyncGenerator<RowGroup<Row>> {
-  const idleRows = options.idleRows ?? 10_000;
+export function groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, options: GroupRowsOptions<Row>): AsyncGenerator<RowGroup<Row>> {
+  if (options.over === 'window') return groupWithinWindow(rows, options.key, options.idleRows ?? 10_000);
+  return groupAdjacent(sortRowsByKey(rows, options.key, options.runRows === undefined ? {} : { runRows: options.runRows }));
+}
+
+/** Groups rows that come sorted by key: a group ends where the key changes. */
+async function* groupAdjacent<Row>(rows: AsyncIterable<KeyedRow<Row>>): AsyncGenerator<RowGroup<Row>> {
+  let group: RowGroup<Row> | undefined;
+  for await (const { key, line, value } of rows) {
+    if (group?.key === key) {
+      group.rows.push(value);
+      continue;
+    }
+    if (group) yield group;
+    group = { key, line, rows: [value] };
+  }
+  if (group) yield group;
+}
+
+/**
+ * Groups rows whose keys come back within `idleRows` of each other. Bounds memory to the groups
+ * seen within the window, whatever the input's size.
+ */
+async function* groupWithinWindow<Row>(rows: AsyncIterable<SourceRow<Row>>, keyOf: (row: Row) => string, idleRows: number): AsyncGenerator<RowGroup<Row>> {
   // Insertion order = order of last activity: a touched group is moved to the end, so the first
   // group is the one idle longest, and no group is due before `nextDueAt` (the first one's
   // last row + idleRows). Checked per row without iterating the map, which allocates.
@@ -37,7 +71,7 @@ export async function* groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, optio
   let index = 0;
   for await (const row of rows) {
     index += 1;
-    const key = options.key(row.value);
+    const key = keyOf(row.value);
     // Lines of one key mostly come together: the last touched group is already at the end.
     let entry = key === lastKey ? last : open.get(key);
     if (entry) {

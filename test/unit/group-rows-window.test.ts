@@ -45,7 +45,7 @@ describe('groupRows window', () => {
         for (let r = 0; r < run; r++) keys.push(key);
       }
       const got = [];
-      for await (const g of groupRows(source(keys), { key: (r) => r.key, idleRows })) got.push([g.key, g.line, g.rows.map((r) => r.n)]);
+      for await (const g of groupRows(source(keys), { key: (r) => r.key, over: 'window', idleRows })) got.push([g.key, g.line, g.rows.map((r) => r.n)]);
       expect(got, `seed ${seed}, idleRows ${idleRows}`).toEqual(reference(keys, idleRows));
     }
   });

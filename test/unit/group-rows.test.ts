@@ -1,21 +1,83 @@
-import { describe, expect, it } from 'vitest';
-import { groupRows } from '../../src/source/group-rows.ts';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { groupRows, type GroupRowsOptions } from '../../src/source/group-rows.ts';
+import { seededRandom } from '../../src/prove/seeded-random.ts';
+import { sortRowsByKey } from '../../src/source/sort-rows-by-key.ts';
 
-async function* source(keys: string[]) {
-  for (const [i, key] of keys.entries()) yield { line: i + 2, value: { key, n: i } };
+async function* source<T>(values: T[]) {
+  for (const [i, value] of values.entries()) yield { line: i + 2, value };
 }
 
-async function groups(keys: string[], idleRows?: number) {
+const rowsOf = (keys: string[]) => keys.map((key, n) => ({ key, n }));
+
+async function groups(keys: string[], options: Partial<GroupRowsOptions<{ key: string; n: number }>> = {}) {
   const out = [];
-  for await (const g of groupRows(source(keys), { key: (r) => r.key, ...(idleRows ? { idleRows } : {}) })) {
-    out.push([g.key, g.line, g.rows.map((r) => r.n)]);
-  }
+  for await (const g of groupRows(source(rowsOf(keys)), { key: (r) => r.key, ...options })) out.push([g.key, g.line, g.rows.map((r) => r.n)]);
   return out;
 }
 
-describe('groupRows', () => {
+/** Open file descriptors of this process, where the OS lists them. */
+const openFiles = (): number | undefined => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : undefined);
+
+describe('groupRows over the whole source (the default)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'idem-group-test-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('puts every row of a key in one group wherever it is: groups in key order, rows in source order', async () => {
+    expect(await groups(['b', 'a', 'b', 'c', 'a'])).toEqual([
+      ['a', 3, [1, 4]],
+      ['b', 2, [0, 2]],
+      ['c', 5, [3]],
+    ]);
+    expect(await groups([])).toEqual([]);
+  });
+
+  it('spills sorted runs to disk and merges them: the same groups as in memory, for any order and run size', async () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const random = seededRandom(seed);
+      const keys = Array.from({ length: 1 + Math.floor(random() * 120) }, () => `k${Math.floor(random() * 15)}`);
+      const expected = [...new Set(keys)].sort().map((key) => {
+        const at = keys.flatMap((k, i) => (k === key ? [i] : []));
+        return [key, at[0]! + 2, at];
+      });
+      const runRows = 1 + Math.floor(random() * 10);
+      expect(await groups(keys, { runRows }), `seed ${seed}, runRows ${runRows}`).toEqual(expected);
+    }
+  });
+
+  it('keeps no run file on disk, even while it reads them back, and closes them when the reader stops early', async () => {
+    const before = openFiles();
+    const keys = Array.from({ length: 50 }, (_, i) => `k${(i * 7) % 13}`);
+    const sorted = sortRowsByKey(source(rowsOf(keys)), (r) => r.key, { runRows: 4, directory: dir });
+    const first = await sorted.next();
+    expect(first.value).toEqual({ key: 'k0', line: 2, value: { key: 'k0', n: 0 } });
+    // 12 full runs were written and are open for the merge (the last 2 rows stay in memory), and the directory holds none of them.
+    expect(readdirSync(dir)).toEqual([]);
+    if (before !== undefined) expect(openFiles()).toBeGreaterThanOrEqual(before + 12);
+    await sorted.return(undefined);
+    if (before !== undefined) expect(openFiles()).toBe(before);
+  });
+
+  it('refuses a row that JSON cannot carry to disk and back, naming its line and field', async () => {
+    const rows = [{ key: 'a', at: new Date(0) }];
+    await expect(groupRows(source(rows), { key: (r) => r.key }).next()).rejects.toThrow(
+      "line 2: at holds Date, which does not survive grouping over the whole source (rows are written to disk as JSON): give the row schema JSON values, or group with over: 'window'",
+    );
+    const nested = [{ key: 'a', lines: [{ n: 1 }, { n: Number.NaN }] }];
+    await expect(groupRows(source(nested), { key: (r) => r.key }).next()).rejects.toThrow('line 2: lines[1].n holds NaN');
+    const window = groupRows(source(rows), { key: (r) => r.key, over: 'window' });
+    expect((await window.next()).value).toEqual({ key: 'a', line: 2, rows: rows });
+  });
+});
+
+describe('groupRows within a window', () => {
   it('groups interleaved rows of one key, as real invoice files interleave them', async () => {
-    expect(await groups(['a', 'a', 'b', 'a', 'c'])).toEqual([
+    expect(await groups(['a', 'a', 'b', 'a', 'c'], { over: 'window' })).toEqual([
       ['b', 4, [2]],
       ['a', 2, [0, 1, 3]],
       ['c', 6, [4]],
@@ -24,7 +86,7 @@ describe('groupRows', () => {
 
   it('closes a group after idleRows rows without its key, so memory stays bounded', async () => {
     // With a window of 2, "a" closes before it returns: it comes out twice, for the duplicate-key rule to judge.
-    expect(await groups(['a', 'b', 'c', 'a'], 2)).toEqual([
+    expect(await groups(['a', 'b', 'c', 'a'], { over: 'window', idleRows: 2 })).toEqual([
       ['a', 2, [0]],
       ['b', 3, [1]],
       ['c', 4, [2]],
