@@ -51,16 +51,11 @@ const InvoiceLine = z.object({
 type InvoiceLine = z.output<typeof InvoiceLine>;
 
 /**
- * Lines after which an invoice is complete when none of its lines came. The files keep an
- * invoice's lines together (a whole year's file has one invoice whose lines are 3 lines
- * apart), and each line held in the window outlives young-generation GCs: a window of 10,000
- * lines cost a year file ~60 MB of peak memory. A later line of a closed invoice fails the run
- * under `duplicateKeys: 'error'`, never splits it silently.
+ * One record per invoice number, from all of its lines wherever they are in the file (an export
+ * sorted by another column loads as the shop's own files do), each invoice's lines in file order.
  */
-const INVOICE_IDLE_ROWS = 1000;
-
 async function* invoices(rows: AsyncIterable<SourceRow<InvoiceLine>>): AsyncGenerator<PipelineRecord> {
-  for await (const group of groupRows(rows, { key: (line) => line.InvoiceNo, idleRows: INVOICE_IDLE_ROWS })) {
+  for await (const group of groupRows(rows, { key: (line) => line.InvoiceNo })) {
     const first = group.rows[0]!;
     let total = new Big(0);
     const lines = group.rows.map((line) => {
