@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { sort, type AnyIterable, type Store } from 'external-merge-sort';
 import type { SourceRow } from './source-row.ts';
 
@@ -25,8 +24,18 @@ export interface SortRowsOptions {
   readonly directory?: string;
 }
 
-/** Run files merged at once, at most; more are merged in more passes (bounds open files). */
-const MAX_OPEN_RUNS = 128;
+/**
+ * Run files merged at once, at most: more are first merged in groups of this many into larger
+ * files. Each file being read holds a buffer and the text it is parsing, and in a source in random
+ * order every file is read all the time: a fixed fan-in keeps memory flat in the source's size.
+ */
+const MAX_OPEN_RUNS = 16;
+
+/**
+ * Bytes read from a run file at a time: small, so the text of a chunk is parsed and gone before
+ * it outlives young-generation GCs (a merge takes a row from each file in turn).
+ */
+const READ_BYTES = 16 * 1024;
 
 /** Characters written to a run file per write. */
 const WRITE_CHARS = 256 * 1024;
@@ -104,7 +113,8 @@ const SPILL_RULE = "which does not survive grouping over the whole source (rows 
 
 /**
  * The run files of one sort: created in `directory`, unlinked at once, written and read back
- * through their handles, closed by `dispose` (which the sort calls however it ends).
+ * through their handles, each closed once read to its end or by `dispose` (which the sort calls
+ * however it ends).
  */
 class RunFileStore<T> implements Store<T> {
   readonly #directory: string;
@@ -130,24 +140,28 @@ class RunFileStore<T> implements Store<T> {
       }
     }
     if (text) await handle.write(text);
-    return readRunFile<T>(handle);
+    return this.#readBack(handle);
   }
 
   async dispose(): Promise<void> {
     await Promise.all(this.#handles.splice(0).map((handle) => handle.close().catch(() => undefined)));
     await Promise.all(this.#leftover.splice(0).map((file) => unlink(file).catch(() => undefined)));
   }
-}
 
-async function* readRunFile<T>(handle: FileHandle): AsyncGenerator<T> {
-  let rest = '';
-  for await (const chunk of handle.createReadStream({ start: 0, autoClose: false, encoding: 'utf8' })) {
-    const text = rest + (chunk as string);
-    let start = 0;
-    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-      yield JSON.parse(text.slice(start, end)) as T;
-      start = end + 1;
+  /** A run file's items, read from its start; the file is closed once read to its end. */
+  async *#readBack(handle: FileHandle): AsyncGenerator<T> {
+    let rest = '';
+    for await (const chunk of handle.createReadStream({ start: 0, autoClose: false, encoding: 'utf8', highWaterMark: READ_BYTES })) {
+      // JSON.stringify never writes a raw line break: each line is one item.
+      const text = rest + (chunk as string);
+      let start = 0;
+      for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+        yield JSON.parse(text.slice(start, end)) as T;
+        start = end + 1;
+      }
+      rest = text.slice(start);
     }
-    rest = text.slice(start);
+    this.#handles.splice(this.#handles.indexOf(handle), 1);
+    await handle.close();
   }
 }
