@@ -8,6 +8,7 @@ export { csvSource } from './source/csv-source.ts';
 export type { CsvSource } from './source/csv-source.ts';
 export { httpJsonSource } from './source/http-json-source.ts';
 export type { HttpJsonSource } from './source/http-json-source.ts';
+export type { HttpJsonIncremental } from './source/http-json-incremental.ts';
 export type { HttpJsonPaging, CursorPaging, PageNumberPaging, LinkHeaderPaging } from './source/http-json-paging.ts';
 export type { SourceRow } from './source/source-row.ts';
 export { groupRows } from './source/group-rows.ts';

@@ -4,6 +4,8 @@ import { SILENT_PROGRESS } from '../progress/progress.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { QuarantineError } from '../errors/quarantine-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
+import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queries.ts';
+import { HighWaterMark } from '../source/high-water-mark.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
@@ -52,27 +54,37 @@ export async function runStages(
   let rows = 0;
   const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', sourceSize(pipeline, sourceLocation), 'rows');
   const quarantineRow = quarantine.add.bind(quarantine);
+  // An incremental source reads what changed since its mark; `--force` reads everything.
+  const incremental = pipeline.source.kind === 'http-json' ? pipeline.source.incremental : undefined;
+  const since = incremental && !request.force ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
+  const mark = incremental ? new HighWaterMark(incremental.type, since) : undefined;
   const countRow = (row: SourceRow<unknown>): void => {
     rows += 1;
     if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
+    if (incremental) mark!.see(incremental.cursor(row.value), `${sourceLocation}: item ${row.line}`);
   };
   const records = pipeline.toRecords(
     readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
       settings: ctx.config.sources[pipeline.name],
       onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
+      ...(since === undefined ? {} : { since }),
     }),
   );
   const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
   progress.stop();
   await hit('after-extract');
   await quarantine.flush();
-  counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count };
-  log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined`);
+  counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count, ...(mark ? { since: since ?? null, upTo: mark.value ?? null } : {}) };
+  log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined${mark ? `, ${since === undefined ? 'everything' : `changed since ${since}`}` : ''}`);
 
   if (quarantine.count > 0 && pipeline.source.invalidRows === 'fail') {
     const first = quarantine.first!;
     throw new QuarantineError(quarantine.count, `${first.source}:${first.line ?? '?'}: ${first.reason}`);
+  }
+  if (mark) {
+    await lock.assertHeld();
+    await setPendingSourceMark(db, { jobName: pipeline.name, runKey: runKey.value, mark: mark.value ?? null, now: run.now() });
   }
   const removed = await applyDuplicateKeyRule(db, pipeline);
   const staged = loaded - removed;

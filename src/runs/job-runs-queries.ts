@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import { column } from '../column/column-type.ts';
 import type { JobRun, JobRunAttempt, JobRunStatus } from './job-run.ts';
+import { moveSourceMark } from './source-marks-queries.ts';
 
 const INSTANT = column.instant();
 const NULLABLE_INSTANT = column.instant({ nullable: true });
@@ -119,7 +120,9 @@ export async function enterPostStage(db: Database, attempt: JobRunAttempt, args:
 /**
  * Writes the end of a run whose post stage is done (`completed` or `needs_review`), once: only
  * while the attempt is the row's latest, `started` and posting, so when several processes share
- * the post stage exactly one of them writes it and the others see it done.
+ * the post stage exactly one of them writes it and the others see it done. This is where every
+ * run becomes `completed` (with or without destinations): an incremental source's mark moves in
+ * the same transaction (see `moveSourceMark`), so it moves exactly when the run completes.
  * @returns whether this call wrote it.
  */
 export function completePostedJobRun(
@@ -127,21 +130,32 @@ export function completePostedJobRun(
   attempt: JobRunAttempt,
   args: { status: Extract<JobRunStatus, 'completed' | 'needs_review'>; counts: Record<string, unknown>; now: string },
 ): Promise<boolean> {
-  return endJobRun(db, { ...liveAttempt(attempt), stage: 'post' }, args);
+  const where = { ...liveAttempt(attempt), stage: 'post' };
+  if (args.status !== 'completed') return endJobRun(db, where, args);
+  return db.knex.transaction(async (trx) => {
+    if (!(await endJobRun({ ...db, knex: trx }, where, args))) return false;
+    const run = (await trx('job_runs').select('job_name', 'run_key').where({ id: attempt.id }).first()) as { job_name: string; run_key: string };
+    await moveSourceMark({ knex: trx, adapter: db.adapter }, { jobName: run.job_name, runKey: run.run_key, now: args.now });
+    return true;
+  });
 }
 
 /**
  * Completes a run key left `needs_review` once an operator has resolved its last open ledger
  * item (`idem review --mark-posted`): `completed`, finished now; its counts stay as the run wrote
- * them.
+ * them; its source mark moves.
  * @returns whether this call completed it (false: the run key is not in `needs_review`).
  */
 export async function completeReviewedJobRun(db: Database, args: { jobName: string; runKey: string; now: string }): Promise<boolean> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
-  const updated = await db.knex('job_runs')
-    .where({ job_name: args.jobName, run_key: args.runKey, status: 'needs_review' })
-    .update({ status: 'completed', updated_at: now, finished_at: now });
-  return updated === 1;
+  return db.knex.transaction(async (trx) => {
+    const updated = await trx('job_runs')
+      .where({ job_name: args.jobName, run_key: args.runKey, status: 'needs_review' })
+      .update({ status: 'completed', updated_at: now, finished_at: now });
+    // With the run, its source mark (see `completePostedJobRun`).
+    if (updated === 1) await moveSourceMark({ knex: trx, adapter: db.adapter }, args);
+    return updated === 1;
+  });
 }
 
 /**

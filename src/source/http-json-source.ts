@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import { httpSettingsProblem, type HttpSettingsInput } from '../http/http-settings.ts';
+import type { HttpJsonIncremental } from './http-json-incremental.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
 
 /**
@@ -48,6 +49,13 @@ export interface HttpJsonSource<Row> {
    * the pipeline's `IDEM_SOURCES` entry may override them (`http`). @defaultValue `DEFAULT_HTTP_SETTINGS`
    */
   readonly http?: HttpSettingsInput;
+  /**
+   * Read only what changed since the last completed run: each request sends the high-water mark
+   * in `incremental.param`, and the mark moves to the greatest cursor read when the run
+   * completes (see {@link HttpJsonIncremental}; docs/writing-a-pipeline.md, "Incremental HTTP
+   * sources", for run keys and reruns). @defaultValue none: every run reads everything
+   */
+  readonly incremental?: HttpJsonIncremental<Row>;
 }
 
 /**
@@ -103,6 +111,12 @@ export function httpJsonSource<Row>(
       check(false, 'paging.style', 'must be "cursor", "page-number" or "link-header"', (paging as { style?: unknown }).style);
   }
   check(typeof spec.items === 'function', 'items', 'must be a function of the response body', typeof spec.items);
+  if (spec.incremental !== undefined) {
+    const { param, cursor, type } = spec.incremental;
+    check(name(param), 'incremental.param', 'must be a non-empty parameter name', param);
+    check(typeof cursor === 'function', 'incremental.cursor', 'must be a function of the validated row', typeof cursor);
+    check(type === 'instant' || type === 'integer', 'incremental.type', 'must be "instant" or "integer"', type);
+  }
   const httpProblem = httpSettingsProblem(spec.http ?? {});
   if (httpProblem !== undefined) throw new TypeError(`httpJsonSource ${httpProblem}`);
   return Object.freeze({ kind: 'http-json' as const, invalidRows: 'fail' as const, ...spec });

@@ -20,6 +20,11 @@ export interface ReadSourceOptions {
    * more async generator around the rows, which costs a promise per row.
    */
   readonly onRow?: (row: SourceRow<unknown>) => void;
+  /**
+   * An HTTP source with `incremental`: the high-water mark to send in its `param`, so the API
+   * answers what changed since. @defaultValue none: read everything
+   */
+  readonly since?: string;
 }
 
 async function* observed<Row>(rows: AsyncIterable<SourceRow<Row>>, onRow: (row: SourceRow<unknown>) => void): AsyncGenerator<SourceRow<Row>> {
@@ -46,7 +51,13 @@ export function readSourceRows<Row>(
       return readCsvRows(location, source, quarantine, options.onRow);
     case 'http-json': {
       const http = resolveHttpSettings(source.http, options.settings?.http);
-      const rows = readHttpJsonRows(location, source, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
+      let url = location;
+      if (source.incremental && options.since !== undefined) {
+        const withMark = new URL(location);
+        withMark.searchParams.set(source.incremental.param, options.since);
+        url = withMark.href;
+      }
+      const rows = readHttpJsonRows(url, source, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
       return options.onRow ? observed(rows, options.onRow) : rows;
     }
   }
