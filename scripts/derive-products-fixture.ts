@@ -12,11 +12,14 @@
 // (InvoiceNo starting with C) and lines with UnitPrice <= 0 are not sales and are skipped;
 // adjustment codes (POST, M, BANK CHARGES, …) with a positive price are kept as products.
 // Values are copied as written: descriptions keep their trailing spaces, prices their decimals.
+// `updated_at` is that sale's InvoiceDate (Europe/London) as a UTC instant: when the catalogue
+// entry last changed, what an incremental read (`updated_since`) goes by.
 // Output: a JSON array sorted by stock_code (UTF-16 code-unit order), one product per line.
 import { createReadStream, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse';
+import { DateTime } from 'luxon';
 
 const HEADER = 'InvoiceNo,StockCode,Description,Quantity,InvoiceDate,UnitPrice,CustomerID,Country';
 
@@ -55,8 +58,10 @@ for (const name of files) {
 
 const codes = [...latest.keys()].sort();
 const products = codes.map((code) => {
-  const { description, unitPrice } = latest.get(code)!;
-  return JSON.stringify({ stock_code: code, description, unit_price: unitPrice });
+  const { description, unitPrice, invoiceDate } = latest.get(code)!;
+  const updatedAt = DateTime.fromSQL(invoiceDate, { zone: 'Europe/London' }).toUTC().toISO();
+  if (updatedAt === null) throw new Error(`${code}: ${invoiceDate} is not a London time`);
+  return JSON.stringify({ stock_code: code, description, unit_price: unitPrice, updated_at: updatedAt });
 });
 writeFileSync(outFile, `[\n${products.join(',\n')}\n]\n`);
 process.stdout.write(`${files.length} files, ${lines} lines → ${products.length} products in ${path.relative(projectDir, outFile)}\n`);

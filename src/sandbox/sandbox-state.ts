@@ -42,6 +42,8 @@ export class SandboxState {
   readonly #products = new Map<string, Readonly<SandboxProduct>>();
   /** The catalogue sorted by `stock_code`, rebuilt on the first read after a change. */
   #sortedProducts: Readonly<SandboxProduct>[] | undefined;
+  /** The latest `updated_at` this state gave, in ms since the epoch. */
+  #lastStampMs = 0;
   // Records are kept as JSON text (parsed again on every read, so callers get copies): one string
   // per record instead of an object graph per invoice line gives the garbage collector far less to
   // mark once a benchmark has posted a year of invoices, and `POST /invoices` answers the text.
@@ -57,8 +59,19 @@ export class SandboxState {
    * @throws TypeError when it is not a valid catalogue (see `validateSandboxProducts`).
    */
   constructor(products: readonly SandboxProduct[] = []) {
-    this.#initialProducts = checkedProducts(products).map((product) => Object.freeze({ ...product }));
+    this.#initialProducts = checkedProducts(products).map((product) => Object.freeze(this.#stamped({ ...product })));
     this.setProducts(this.#initialProducts);
+  }
+
+  /**
+   * `product` with an `updated_at` (ISO 8601, UTC) when it has none: now on the sandbox's clock,
+   * a millisecond after the last one given when the clock has not moved on, so no two changes
+   * share an instant and an incremental read (`updated_since`) can tell them apart.
+   */
+  #stamped(product: SandboxProduct, force = false): SandboxProduct {
+    if (!force && 'updated_at' in product) return product;
+    this.#lastStampMs = Math.max(Date.now(), this.#lastStampMs + 1);
+    return { ...product, updated_at: new Date(this.#lastStampMs).toISOString() };
   }
 
   /** POST requests received, including those answered by a fault, a 4xx or a replay. */
@@ -129,25 +142,28 @@ export class SandboxState {
   }
 
   /**
-   * Replaces the whole catalogue (frozen copies are kept: later changes to `products` do not leak in).
+   * Replaces the whole catalogue (frozen copies are kept: later changes to `products` do not leak
+   * in). A product without `updated_at` gets one (see `#stamped`).
    * @throws TypeError when it is not a valid catalogue (see `validateSandboxProducts`).
    */
   setProducts(products: readonly SandboxProduct[]): void {
     const valid = checkedProducts(products);
     this.#products.clear();
-    for (const product of valid) this.#products.set(product.stock_code, Object.freeze({ ...product }));
+    for (const product of valid) this.#products.set(product.stock_code, Object.freeze(this.#stamped({ ...product })));
     this.#sortedProducts = undefined;
   }
 
   /**
    * Changes the given fields of one product, as an operator editing the catalogue would;
-   * `stock_code` stays (it names the product).
+   * `stock_code` stays (it names the product), and `updated_at` becomes now (see `#stamped`)
+   * unless `fields` gives one.
    * @returns the product as it is now, or undefined when no product has this code.
    */
   updateProduct(stockCode: string, fields: Readonly<Record<string, unknown>>): Readonly<SandboxProduct> | undefined {
     const product = this.#products.get(stockCode);
     if (!product) return undefined;
-    const updated = Object.freeze({ ...product, ...fields, stock_code: stockCode });
+    const changed = { ...product, ...fields, stock_code: stockCode };
+    const updated = Object.freeze('updated_at' in fields ? changed : this.#stamped(changed, true));
     this.#products.set(stockCode, updated);
     this.#sortedProducts = undefined;
     return updated;

@@ -2,9 +2,10 @@ import type { SandboxValidationDetail } from './validate-invoice-body.ts';
 
 /**
  * One product of the sandbox catalogue (`GET /products`). The bundled catalogue has
- * `{ stock_code, description, unit_price }` with strings as the data set writes them (a price is
- * a decimal string such as `"2.95"`); any other field, and any value of those two, is served as
- * given, so tests can plant a bad item for the importer to quarantine.
+ * `{ stock_code, description, unit_price, updated_at }` with strings as the data set writes them
+ * (a price is a decimal string such as `"2.95"`; `updated_at` an ISO 8601 UTC instant, which the
+ * sandbox sets on every change when the change does not give one); any other field, and any
+ * value of those, is served as given, so tests can plant a bad item for the importer to quarantine.
  */
 export interface SandboxProduct {
   stock_code: string;

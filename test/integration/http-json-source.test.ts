@@ -18,10 +18,15 @@ import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { sourcesEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 
-type FixtureProduct = { stock_code: string; description: string; unit_price: string };
+type FixtureProduct = { stock_code: string; description: string; unit_price: string; updated_at: string };
 
 const CATALOGUE: FixtureProduct[] = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'fixtures', 'online-retail', 'products.json'), 'utf8'));
 const PRODUCTS = CATALOGUE.length;
+/** The catalogue as the pipeline reads it: by `updated_at`, then `stock_code`. */
+const BY_UPDATED_AT = [...CATALOGUE].sort((a, b) => (a.updated_at !== b.updated_at ? (a.updated_at < b.updated_at ? -1 : 1) : a.stock_code < b.stock_code ? -1 : 1));
+/** The products that share the newest `updated_at`: read again by every incremental run (the mark is inclusive). */
+const AT_MARK = CATALOGUE.filter((p) => p.updated_at === BY_UPDATED_AT.at(-1)!.updated_at).length;
+const SOURCE_PATH = '/products?style=cursor&sort=updated_at';
 const PIPELINE = 'online-retail-products';
 const DAY = '2011-12-09';
 /** The pipeline asks for 500 products a page. */
@@ -44,6 +49,9 @@ it('the bundled catalogue is the data set’s ~3,900 products, sorted, with trai
   expect(new Set(codes).size).toBe(PRODUCTS);
   expect(CATALOGUE.filter((p) => p.description.endsWith(' ')).length).toBeGreaterThan(100);
   expect(CATALOGUE.every((p) => /^\d+(\.\d{1,3})?$/.test(p.unit_price) && Number(p.unit_price) > 0)).toBe(true);
+  // When each product last sold, in UTC: the data set's year, the last invoice's products sharing the newest.
+  expect(CATALOGUE.every((p) => /^201[01]-\d{2}-\d{2}T\d{2}:\d{2}:00\.000Z$/.test(p.updated_at))).toBe(true);
+  expect([BY_UPDATED_AT.at(-1)!.updated_at, AT_MARK]).toEqual(['2011-12-09T12:50:00.000Z', 15]);
 });
 
 describe('the products pipeline: configuration errors', () => {
@@ -120,10 +128,10 @@ describeEachDialect('the products pipeline imports the sandbox catalogue over HT
     await testDb.drop();
   });
 
-  it('imports every product exactly as served; a rerun is a no-op and --force changes nothing', async () => {
+  it('imports every product exactly as served; a plain rerun reads only the products at the mark, --force reads everything; neither changes anything', async () => {
     const first = await run();
     expect(first.code).toBe(0);
-    expect(summaryOf(first).counts.extract).toEqual({ source: `${sandbox.url}/products?style=cursor`, rows: PRODUCTS, quarantined: 0 });
+    expect(summaryOf(first).counts.extract).toEqual({ source: `${sandbox.url}${SOURCE_PATH}`, rows: PRODUCTS, quarantined: 0, since: null, upTo: '2011-12-09T12:50:00.000Z' });
     expect(summaryOf(first).counts.upsert).toMatchObject({ inserted: PRODUCTS, updated: 0, unchanged: 0 });
     expect(productRequests(sandbox)).toHaveLength(PAGES);
 
@@ -138,30 +146,32 @@ describeEachDialect('the products pipeline imports the sandbox catalogue over HT
     expect(products['BANK CHARGES']).toBeDefined();
 
     const again = await run();
-    expect(again.code).toBe(0);
-    expect(summaryOf(again).outcome).toBe('noop');
-    expect(productRequests(sandbox)).toHaveLength(PAGES);
+    expect([again.code, summaryOf(again).outcome]).toEqual([0, 'completed']);
+    expect(summaryOf(again).counts.extract).toMatchObject({ rows: AT_MARK, since: '2011-12-09T12:50:00.000Z', upTo: '2011-12-09T12:50:00.000Z' });
+    expect(summaryOf(again).counts.upsert).toMatchObject({ inserted: 0, updated: 0, unchanged: AT_MARK });
+    expect(productRequests(sandbox).at(-1)!.query).toBe('?style=cursor&sort=updated_at&updated_since=2011-12-09T12%3A50%3A00.000Z&limit=500');
 
     const forced = await run('--force');
     expect(forced.code).toBe(0);
+    expect(summaryOf(forced).counts.extract).toMatchObject({ rows: PRODUCTS, since: null });
     expect(summaryOf(forced).counts.upsert).toMatchObject({ inserted: 0, updated: 0, unchanged: PRODUCTS });
     expect(await readProducts()).toEqual(products);
-    expect(await db.knex('job_runs').first()).toMatchObject({ job_name: PIPELINE, run_key: DAY, status: 'completed', attempts: 2 });
+    expect(await db.knex('job_runs').first()).toMatchObject({ job_name: PIPELINE, run_key: DAY, status: 'completed', attempts: 3 });
   });
 
-  it('a description changed at the source: --force updates exactly that one row', async () => {
+  it('a description changed at the source: a plain run of the same date updates exactly that one row', async () => {
     expect((await run()).code).toBe(0);
     const before = await readProducts();
     expect(await admin(sandbox, 'PATCH', `/_admin/products/${encodeURIComponent('22423')}`, { description: 'REGENCY CAKESTAND 3 TIER (NEW)' })).toBe(200);
 
     const planned = await run('--dry-run');
     expect(planned.code).toBe(0);
-    expect(summaryOf(planned).plan.target).toMatchObject({ insert: { count: 0 }, update: { count: 1, first: ['22423'] }, leave: { count: PRODUCTS - 1 } });
+    expect(summaryOf(planned).plan.target).toMatchObject({ insert: { count: 0 }, update: { count: 1, first: ['22423'] }, leave: { count: AT_MARK } });
     expect(await readProducts()).toEqual(before);
 
-    const forced = await run('--force');
-    expect(forced.code).toBe(0);
-    expect(summaryOf(forced).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: PRODUCTS - 1 });
+    const changed = await run();
+    expect(changed.code).toBe(0);
+    expect(summaryOf(changed).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: AT_MARK });
     const after = await readProducts();
     expect(after['22423']).toEqual({ ...before['22423'], description: 'REGENCY CAKESTAND 3 TIER (NEW)' });
     const { ['22423']: _changed, ...rest } = after;
@@ -184,7 +194,7 @@ describeEachDialect('the products pipeline imports the sandbox catalogue over HT
     sandbox.addFaults([{ route: 'GET /products', kind: 'status', status: 503, count: 3 }]);
     const failed = await runCli(['run', PIPELINE, '--date', DAY], envFor({ http: { retry: { maxAttempts: 3 } } }));
     expect(failed.code).toBe(1);
-    expect(summaryOf(failed).msg).toContain(`${sandbox.url}/products?style=cursor&limit=500: HTTP 503 Service Unavailable, after 3 attempt(s)`);
+    expect(summaryOf(failed).msg).toContain(`${sandbox.url}${SOURCE_PATH}&limit=500: HTTP 503 Service Unavailable, after 3 attempt(s)`);
     expect(Number((await db.knex('products').count({ n: '*' }))[0]!.n)).toBe(0);
     expect(await db.knex('job_runs').first()).toMatchObject({ status: 'failed' });
 
@@ -194,10 +204,10 @@ describeEachDialect('the products pipeline imports the sandbox catalogue over HT
   });
 
   it('quarantines a bad item with its page URL, its index in the stream and the reason; the rest load', async () => {
-    // On the third page, so its index is counted across pages.
+    // On the third page, so its index is counted across pages; planted with its own updated_at, to stay there.
     const index = 1234;
-    const bad = CATALOGUE[index - 1]!;
-    expect(await admin(sandbox, 'PATCH', `/_admin/products/${encodeURIComponent(bad.stock_code)}`, { unit_price: 'abc' })).toBe(200);
+    const bad = BY_UPDATED_AT[index - 1]!;
+    expect(await admin(sandbox, 'PATCH', `/_admin/products/${encodeURIComponent(bad.stock_code)}`, { unit_price: 'abc', updated_at: bad.updated_at })).toBe(200);
 
     const result = await run();
     expect(result.code).toBe(0);
@@ -233,7 +243,8 @@ describe('readHttpJsonRows against the sandbox', () => {
   beforeEach(() => sandbox.reset());
   afterAll(() => sandbox.close());
 
-  const expected = CATALOGUE.map((value, i) => ({ line: i + 1, value }));
+  // The test's schema keeps the three fields it names.
+  const expected = CATALOGUE.map(({ updated_at: _updated, ...value }, i) => ({ line: i + 1, value }));
 
   it.each<[string, string, HttpJsonPaging, number]>([
     ['cursor', '/products?style=cursor', { style: 'cursor', cursorField: 'next_cursor', cursorParam: 'cursor', limitParam: 'limit', limit: 700 }, Math.ceil(PRODUCTS / 700)],
