@@ -6,9 +6,10 @@
 //   npm run bench -- --dialects postgres,sqlite the year import on some dialects only
 //
 // Figures (one module each, in this order): year (year-import.js), post (post-throughput.js),
-// rss (peak-rss.js), noop (noop.js), rerun (rerun-changed.js), backfill (backfill.js), workers
-// (bench-workers.js, another helper's, when present). Every ratio compares two figures measured in
-// this same run. Prints ONE table (figure | idem | baseline | ratio | target | verdict) and notes.
+// rss (peak-rss.js), noop (noop.js), rerun (rerun-changed.js), backfill (backfill.js), unsorted
+// (unsorted-import.js), workers (bench-workers.js, another helper's, when present). Every ratio
+// compares two figures measured in this same run. Prints ONE table (figure | idem | baseline |
+// ratio | target | verdict) and notes.
 //
 // Settings (environment): BENCH_PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_MYSQL_URL
 // (mysql://root@127.0.0.1:3306), BENCH_DATA_DIR (../shared/data/online-retail/by-day from the
@@ -26,6 +27,7 @@ import { benchNoop } from './noop.js';
 import { benchPeakRss } from './peak-rss.js';
 import { benchPostThroughput } from './post-throughput.js';
 import { benchRerunChanged } from './rerun-changed.js';
+import { benchUnsortedImport } from './unsorted-import.js';
 import { benchYearImport } from './year-import.js';
 import { killActiveChildren } from './lib/child-process.js';
 import { importWithIdem } from './lib/import-with-idem.js';
@@ -45,6 +47,7 @@ const FIGURES = {
   noop: benchNoop,
   rerun: benchRerunChanged,
   backfill: benchBackfill,
+  unsorted: benchUnsortedImport,
   workers: benchWorkersHook,
 };
 

@@ -83,3 +83,27 @@ export function writeChangedYearFile(yearFile, file, every = 100) {
   writeFileSync(file, content);
   return { file, changedInvoices: changed, ...describe(out, content) };
 }
+
+/**
+ * Writes `inFile`'s data lines in a seeded random order (Fisher–Yates, mulberry32), header first:
+ * an export sorted by some other column, where one invoice's lines are anywhere in the file.
+ * @returns {{ file: string, lines: number, invoices: number, bytes: number }}
+ */
+export function writeShuffledFile(inFile, file, seed = 16) {
+  const lines = readFileSync(inFile, 'utf8').split('\n').slice(1).filter(Boolean).map((l) => `${l}\n`);
+  let state = seed >>> 0;
+  const random = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  for (let i = lines.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [lines[i], lines[j]] = [lines[j], lines[i]];
+  }
+  const content = `${HEADER}\n${lines.join('')}`;
+  writeFileSync(file, content);
+  return { file, ...describe(lines, content) };
+}
