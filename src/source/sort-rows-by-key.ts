@@ -43,8 +43,9 @@ const WRITE_CHARS = 256 * 1024;
 /**
  * Sorts a source's rows by key, then by line (so the rows of one key keep their source order),
  * by an external merge sort (the `external-merge-sort` package): runs of `runRows` rows are
- * sorted in memory and spilled to temporary files as JSON lines, then merged. Memory stays
- * bounded by `runRows`, whatever the source's size.
+ * sorted in memory and spilled to temporary files, then merged. Each row is written as JSON once
+ * and parsed once, whether it stays in memory or goes through several merge passes. Memory stays
+ * bounded by `runRows` and the merge's fan-in, whatever the source's size.
  *
  * Each run file is unlinked as soon as it is created and read back through its open handle, so
  * nothing is left behind by any end of the process, a kill included.
@@ -55,27 +56,37 @@ const WRITE_CHARS = 256 * 1024;
  * field, rather than coming back as something else.
  * @throws TypeError for a key that is not a string, or a row that JSON cannot hold.
  */
-export function sortRowsByKey<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string, options: SortRowsOptions = {}): AsyncGenerator<KeyedRow<Row>> {
-  const store = new RunFileStore<KeyedRow<Row>>(options.directory ?? tmpdir());
-  return sort(keyed(rows, key) as unknown as Iterable<KeyedRow<Row>>, {
+export async function* sortRowsByKey<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string, options: SortRowsOptions = {}): AsyncGenerator<KeyedRow<Row>> {
+  const sorted = sort(serialised(rows, key) as unknown as Iterable<SortItem>, {
     maxSize: options.runRows ?? 10_000,
     maxFiles: MAX_OPEN_RUNS,
     comparer: byKeyThenLine,
-    store,
-  }) as AsyncGenerator<KeyedRow<Row>>;
+    store: new RunFileStore(options.directory ?? tmpdir()),
+  }) as AsyncGenerator<SortItem>;
+  for await (const { key: k, line, json } of sorted) yield { key: k, line, value: JSON.parse(json) as Row };
 }
 
-function byKeyThenLine(a: KeyedRow<unknown>, b: KeyedRow<unknown>): number {
+/**
+ * What is sorted: a row's key, its line, and its value as JSON text, serialised once and parsed
+ * once however many merge passes it goes through (and smaller in memory than the object).
+ */
+interface SortItem {
+  readonly key: string;
+  readonly line: number;
+  readonly json: string;
+}
+
+function byKeyThenLine(a: SortItem, b: SortItem): number {
   if (a.key !== b.key) return a.key < b.key ? -1 : 1;
   return a.line - b.line;
 }
 
-async function* keyed<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string): AsyncGenerator<KeyedRow<Row>> {
+async function* serialised<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string): AsyncGenerator<SortItem> {
   for await (const { line, value } of rows) {
     const k = key(value);
     if (typeof k !== 'string') throw new TypeError(`line ${line}: the grouping key must be a string (got ${typeof k})`);
     checkJsonValue(value, line, '');
-    yield { key: k, line, value };
+    yield { key: k, line, json: JSON.stringify(value) };
   }
 }
 
@@ -114,9 +125,10 @@ const SPILL_RULE = "which does not survive grouping over the whole source (rows 
 /**
  * The run files of one sort: created in `directory`, unlinked at once, written and read back
  * through their handles, each closed once read to its end or by `dispose` (which the sort calls
- * however it ends).
+ * however it ends). One item a line: its key as JSON, its line and its value's JSON, separated by
+ * tabs (JSON.stringify writes no raw tab or line break, so neither splits an item).
  */
-class RunFileStore<T> implements Store<T> {
+class RunFileStore implements Store<SortItem> {
   readonly #directory: string;
   readonly #handles: FileHandle[] = [];
   readonly #leftover: string[] = [];
@@ -125,7 +137,7 @@ class RunFileStore<T> implements Store<T> {
     this.#directory = directory;
   }
 
-  async write(chunk: AnyIterable<T>): Promise<AnyIterable<T>> {
+  async write(chunk: AnyIterable<SortItem>): Promise<AnyIterable<SortItem>> {
     const file = path.join(this.#directory, `idem-sort-${process.pid}-${randomUUID()}.jsonl`);
     const handle = await open(file, 'w+', 0o600);
     this.#handles.push(handle);
@@ -133,7 +145,7 @@ class RunFileStore<T> implements Store<T> {
     await unlink(file).catch(() => this.#leftover.push(file));
     let text = '';
     for await (const item of chunk) {
-      text += `${JSON.stringify(item)}\n`;
+      text += `${JSON.stringify(item.key)}\t${item.line}\t${item.json}\n`;
       if (text.length >= WRITE_CHARS) {
         await handle.write(text);
         text = '';
@@ -149,14 +161,15 @@ class RunFileStore<T> implements Store<T> {
   }
 
   /** A run file's items, read from its start; the file is closed once read to its end. */
-  async *#readBack(handle: FileHandle): AsyncGenerator<T> {
+  async *#readBack(handle: FileHandle): AsyncGenerator<SortItem> {
     let rest = '';
     for await (const chunk of handle.createReadStream({ start: 0, autoClose: false, encoding: 'utf8', highWaterMark: READ_BYTES })) {
-      // JSON.stringify never writes a raw line break: each line is one item.
       const text = rest + (chunk as string);
       let start = 0;
       for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-        yield JSON.parse(text.slice(start, end)) as T;
+        const keyEnd = text.indexOf('\t', start);
+        const lineEnd = text.indexOf('\t', keyEnd + 1);
+        yield { key: JSON.parse(text.slice(start, keyEnd)) as string, line: Number(text.slice(keyEnd + 1, lineEnd)), json: text.slice(lineEnd + 1, end) };
         start = end + 1;
       }
       rest = text.slice(start);
