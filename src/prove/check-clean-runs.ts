@@ -65,10 +65,12 @@ async function secondRun(c: ProveCase, reference: ProveReference): Promise<Prove
   const sent = c.standIns.requests() - before;
   const rows = compareTargetSnapshots(reference.snapshot, (await c.inspect()).snapshot);
   const { source } = c.pipeline;
+  const incremental = source.kind === 'http-json' && source.incremental !== undefined && run.summary?.outcome === 'completed';
   const upsert = (run.summary?.counts as { upsert?: { inserted?: number; updated?: number } } | undefined)?.upsert;
-  const nothingNew = run.summary?.outcome === 'noop' || (source.kind === 'http-json' && source.incremental !== undefined && run.summary?.outcome === 'completed' && upsert?.inserted === 0 && upsert.updated === 0);
+  const nothingNew = run.summary?.outcome === 'noop' || (incremental && upsert?.inserted === 0 && upsert.updated === 0);
   const ok = run.code === EXIT_CODES.ok && nothingNew && sent === 0 && rows.equal;
-  return { result: ok ? 'pass' : 'fail', counts: [run.code === EXIT_CODES.ok ? String(run.summary?.outcome) : describeChildEnd(run), rows.text, ...requestsText(c, sent)].join(', ') };
+  const ending = incremental ? `completed since the mark: inserted ${upsert?.inserted}, updated ${upsert?.updated}` : String(run.summary?.outcome);
+  return { result: ok ? 'pass' : 'fail', counts: [run.code === EXIT_CODES.ok ? ending : describeChildEnd(run), rows.text, ...requestsText(c, sent)].join(', ') };
 }
 
 async function forceRerun(c: ProveCase, reference: ProveReference): Promise<ProveCheckOutcome> {
