@@ -52,8 +52,8 @@ let bundledProducts: SandboxProduct[] | undefined;
  * details }` without a string `reference` or a `type` of "invoice" | "credit_note"),
  * `GET /invoices?reference=R` (`{ data: [...] }`), `GET /invoices/:id` (record or 404),
  * `DELETE /invoices/:id` (void a record, as an operator at the destination might), and
- * `GET /products`, a product catalogue paged by cursor, page number or `Link` header (see
- * `pageSandboxProducts`).
+ * `GET /products`, a product catalogue paged by cursor, page number or `Link` header, sorted by
+ * code or by `updated_at`, and filtered by `updated_since` (see `pageSandboxProducts`).
  * `Idempotency-Key` follows https://docs.stripe.com/api/idempotent_requests: the first response is
  * stored and replayed for the same key and body with `Idempotent-Replayed: true`; a different body
  * (canonical JSON) gets 422 `idempotency_key_reused`; a key still in flight gets 409.
