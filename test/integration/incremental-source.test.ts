@@ -129,9 +129,10 @@ describeEachDialect('an incremental HTTP source: only what changed since the las
     const now = new Date().toISOString();
     const pending = (runKey: string, value: string) => setPendingSourceMark(db, { jobName: PIPELINE, runKey, mark: value, now });
     const posting = async (runKey: string) => {
-      const jobRun = await startJobRun(db, { jobName: PIPELINE, runKey, triggeredBy: 'test', now });
-      await enterPostStage(db, jobRun.id, { counts: {}, now });
-      return jobRun.id;
+      const { jobRun } = await startJobRun(db, { jobName: PIPELINE, runKey, triggeredBy: 'test', now });
+      const attempt = { id: jobRun.id, attempt: jobRun.attempts };
+      await enterPostStage(db, attempt, { counts: {}, now });
+      return attempt;
     };
 
     // Failed, or waiting for review: the mark stays.
