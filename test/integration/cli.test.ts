@@ -149,7 +149,7 @@ describeEachDialect('idem run as a process', (dialect) => {
   it('refuses an unmigrated database and names idem migrate', async () => {
     const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/the database is not migrated \(6 pending: .*\); run `idem migrate` first/);
+    expect(result.stderr).toMatch(/the database is not migrated \(7 pending: .*\); run `idem migrate` first/);
     expect((await runCli(['migrate'], env)).code).toBe(0);
     const again = await runCli(['migrate'], env);
     expect(again.code).toBe(0);
