@@ -18,5 +18,5 @@ export type { DestinationDefinition, DestinationLookup, DestinationRequest, Post
 export type { PostStrategy } from './destination/post-strategy.ts';
 export type { HttpSettingsInput } from './http/http-settings.ts';
 export {
-  IdemError, UsageError, LockHeldError, LockLostError, SourceError, DuplicateKeyError, NotMigratedError, QuarantineError,
+  IdemError, UsageError, PipelineError, LockHeldError, LockLostError, SourceError, DuplicateKeyError, NotMigratedError, QuarantineError,
 } from './errors/index.ts';

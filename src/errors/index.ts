@@ -1,5 +1,6 @@
 export { IdemError } from './idem-error.ts';
 export { UsageError } from './usage-error.ts';
+export { PipelineError } from './pipeline-error.ts';
 export { LockHeldError } from './lock-held-error.ts';
 export { LockLostError } from './lock-lost-error.ts';
 export { SourceError } from './source-error.ts';

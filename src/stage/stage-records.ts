@@ -1,6 +1,8 @@
 import type { Database } from '../db/database.ts';
 import { canonicalValue } from '../column/canonical-value.ts';
 import { column, type ColumnSpec } from '../column/column-type.ts';
+import { valueTypeMismatch } from '../column/value-type-mismatch.ts';
+import { PipelineError } from '../errors/pipeline-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PipelineRecord } from '../pipeline/pipeline-record.ts';
 import { rowHashOfJson } from '../pipeline/row-hash.ts';
@@ -43,11 +45,36 @@ export interface StageOptions {
 }
 
 /**
+ * The pipeline's own mistakes in a record (see `PipelineError`): a `values` key that is not a
+ * declared column (a typo would otherwise blank the column it meant), or a value whose
+ * JavaScript type its column never takes.
+ */
+function pipelineMistake(pipeline: PipelineDefinition, declared: ReadonlySet<string>, record: PipelineRecord): PipelineError | undefined {
+  const where = `pipeline "${pipeline.name}": toRecords gave record ${JSON.stringify(record.sourceReference)}${record.line === undefined ? '' : ` (line ${record.line})`}`;
+  for (const key in record.values) {
+    if (!declared.has(key)) {
+      return new PipelineError(`${where} a values key "${key}" that is not a declared column; declared columns: ${[...declared].join(', ')}`);
+    }
+  }
+  for (const name of declared) {
+    const spec = pipeline.columns[name]!;
+    const mismatch = valueTypeMismatch(spec, record.values[name]);
+    if (mismatch) return new PipelineError(`${where} column ${name}: expected ${mismatch.expected}, received ${mismatch.received}`);
+  }
+  return undefined;
+}
+
+/**
  * Replaces the pipeline's staging table with this run's records: empties it (`emptyStaging`),
  * bulk-loads by the dialect's fast path, then refreshes the planner's statistics of its key
  * columns (`refreshStatistics`). Each record gets its canonical values, its
  * row hash and `seq`, its position in the source (what `last-wins` means by "last").
+ * The first record is checked before staging is touched.
  * @returns the number of records staged.
+ * @throws PipelineError for a record with a `values` key that is not a declared column, or a
+ *   value of a JavaScript type its column never takes (staging is left empty). A value of the
+ *   right type that breaks its column's rule (too many decimals, null where not nullable) is
+ *   quarantined instead.
  */
 export async function stageRecords(
   db: Database,
@@ -59,6 +86,15 @@ export async function stageRecords(
   const columns = Object.entries(pipeline.columns);
   const batchRows = options.batchRows ?? 2000;
   const batchChars = options.batchChars ?? 64 * 1024;
+  const declared = new Set(columns.map(([name]) => name));
+  // The first record is read and checked before staging is emptied: a pipeline whose code is
+  // wrong fails before any write.
+  const iterator = records[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (!first.done) {
+    const mistake = pipelineMistake(pipeline, declared, first.value);
+    if (mistake) throw mistake;
+  }
   await adapter.emptyStaging(knex, pipeline.tables.staging);
 
   // Driver values are the adapter's, except a json column's: every dialect stores its JSON text
@@ -71,8 +107,15 @@ export async function stageRecords(
     let chars = 0;
     let seq = 0;
     const valuesJson: string[] = new Array<string>(columns.length);
-    for await (const record of records) {
+    async function* all(): AsyncGenerator<PipelineRecord> {
+      if (first.done) return;
+      yield first.value;
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+    }
+    for await (const record of all()) {
       const row = new Array<unknown>(width);
+      const mistake = pipelineMistake(pipeline, declared, record);
+      if (mistake) throw mistake;
       try {
         const reference = record.sourceReference as unknown;
         if (typeof reference !== 'string' || reference.length === 0 || reference.length > 200) {
@@ -111,7 +154,14 @@ export async function stageRecords(
   }
 
   const loaded = [...FRAMEWORK_COLUMNS, ...columns];
-  const staged = await adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
+  let staged: number;
+  try {
+    staged = await adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
+  } catch (error) {
+    // Batches before the mistake may be loaded: leave staging as empty as it was before the run.
+    if (error instanceof PipelineError) await adapter.emptyStaging(knex, pipeline.tables.staging);
+    throw error;
+  }
   await adapter.refreshStatistics(knex, pipeline.tables.staging, STAGING_KEY_COLUMNS);
   return staged;
 }
