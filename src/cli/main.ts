@@ -155,6 +155,15 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     });
 
   program
+    .command('check')
+    .description('every load-time check of the pipelines (definitions, header against schema, URLs, source directories); runs nothing')
+    .argument('[pipelines...]', 'pipeline names (default: every pipeline in pipelines/)')
+    .action(async (names: string[]) => {
+      const { checkCommand } = await import('./commands/check-command.ts');
+      outcome = await checkCommand(names);
+    });
+
+  program
     .command('prove')
     .description('prove a pipeline is safe to run twice: kills at every stage, reruns and overlap on throwaway databases')
     .argument('<pipeline>', 'pipeline name')

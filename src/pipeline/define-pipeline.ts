@@ -1,7 +1,9 @@
 import { IANAZone } from 'luxon';
-import { POST_STRATEGIES } from '../destination/post-strategy.ts';
 import { httpSettingsProblem } from '../http/http-settings.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
+import { PipelineDefinitionError } from './pipeline-definition-error.ts';
+import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
+import { rowSchemaKeys } from './row-schema-keys.ts';
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -10,23 +12,38 @@ const RESERVED_COLUMNS = new Set([
   'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
 ]);
 
+/** Marks an object made by {@link definePipeline}; not enumerable, so a spread copy is unmarked. */
+const DEFINED = Symbol.for('idem.pipeline-definition');
+
+/** Whether `value` was made by {@link definePipeline} (in this or any other copy of idem). */
+export function isPipelineDefinition(value: unknown): value is PipelineDefinition {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINED] === true;
+}
+
 /**
- * Declares a pipeline. Validates names, the time zone, the columns and the destinations (their
- * `http` settings by the same rules as `IDEM_DESTINATIONS`) at import time, so a mistake fails
- * `idem pipelines` with the field and the rule instead of failing a run later.
+ * Declares a pipeline. Validates the whole definition when the module is imported, so a mistake
+ * fails `idem check`, `idem pipelines` and every run (exit 2) with the field, the value and the
+ * rule, instead of acting as something else later: every key, enum and shape by
+ * `PipelineDefinitionSchema` (zod; source options included), then names, the time zone, the
+ * columns, the destinations (their `http` settings by the same rules as `IDEM_DESTINATIONS`), and
+ * a CSV source's `header` against its row schema's keys (a key the header lacks is never read).
  *
  * @example
  * export const pipeline = definePipeline({
  *   name: 'online-retail-invoices', sourceSystem: 'online-retail', timeZone: 'Europe/London', …
  * });
- * @throws TypeError naming the field and the rule it breaks.
+ * @throws PipelineDefinitionError (a TypeError) listing every problem found.
  */
 export function definePipeline<Row>(
   definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations'> &
     Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations'>>,
 ): PipelineDefinition<Row> {
+  const filled: PipelineDefinition<Row> = { description: '', duplicateKeys: 'error' as const, ...definition, destinations: definition.destinations ?? [] };
+  const shapeProblems = pipelineDefinitionProblems(filled);
+  if (shapeProblems.length > 0) throw new PipelineDefinitionError(shapeProblems.map((problem) => `pipeline ${problem}`));
+  const problems: string[] = [];
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
-    if (!ok) throw new TypeError(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
+    if (!ok) problems.push(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
   };
   check(PIPELINE_NAME.test(definition.name), 'name', 'must be kebab-case, at most 63 characters', definition.name);
   check(definition.sourceSystem.length > 0, 'sourceSystem', 'must not be empty', definition.sourceSystem);
@@ -47,17 +64,33 @@ export function definePipeline<Row>(
       check(Number.isInteger(scale) && scale >= 0 && scale <= precision, `columns.${name}.scale`, 'must be 0..precision', scale);
     }
   }
-  const destinations = definition.destinations ?? [];
+  const { source } = definition;
+  if (source.kind === 'csv') {
+    const keys = rowSchemaKeys(source.row);
+    const unread = keys?.filter((key) => !source.header.includes(key)) ?? [];
+    if (unread.length > 0) {
+      const spare = source.header.filter((name) => !keys!.includes(name));
+      problems.push(
+        `pipeline source.header and source.row differ: the row schema reads ${unread.map((k) => JSON.stringify(k)).join(', ')}, which the header lacks` +
+          `${spare.length ? `; header names the row schema does not read: ${spare.map((k) => JSON.stringify(k)).join(', ')}` : ''} (header ${source.header.join(',')})`,
+      );
+    }
+  }
+  const destinations = filled.destinations;
   for (const [i, destination] of destinations.entries()) {
     check(PIPELINE_NAME.test(destination.name), `destinations[${i}].name`, 'must be kebab-case, at most 63 characters', destination.name);
-    check(POST_STRATEGIES.includes(destination.strategy), `destinations[${i}].strategy`, `must be one of ${POST_STRATEGIES.join(', ')}`, destination.strategy);
     check(destination.strategy !== 'check-before-create' || destination.lookup !== undefined, `destinations[${i}].lookup`, 'is required by check-before-create', undefined);
-    const { settleDelayMs, notApplied } = destination;
+    const { settleDelayMs } = destination;
     check(settleDelayMs === undefined || (Number.isInteger(settleDelayMs) && settleDelayMs >= 0), `destinations[${i}].settleDelayMs`, 'must be an integer ≥ 0 (ms)', settleDelayMs);
-    check(notApplied === undefined || typeof notApplied === 'function', `destinations[${i}].notApplied`, 'must be a function', typeof notApplied);
     const httpProblem = httpSettingsProblem(destination.http ?? {});
-    if (httpProblem !== undefined) throw new TypeError(`pipeline destinations[${i}].${httpProblem}`);
+    if (httpProblem !== undefined) problems.push(`pipeline destinations[${i}].${httpProblem}`);
   }
   check(new Set(destinations.map((d) => d.name)).size === destinations.length, 'destinations', 'must have unique names', destinations.map((d) => d.name));
-  return Object.freeze({ description: '', duplicateKeys: 'error' as const, ...definition, destinations });
+  if (source.kind === 'http-json') {
+    const httpProblem = httpSettingsProblem(source.http ?? {});
+    if (httpProblem !== undefined) problems.push(`pipeline source.${httpProblem}`);
+  }
+  if (problems.length > 0) throw new PipelineDefinitionError(problems);
+  Object.defineProperty(filled, DEFINED, { value: true, enumerable: false });
+  return Object.freeze(filled);
 }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import { importProjectModule } from '../project/import-project-module.ts';
+import { isPipelineDefinition } from './define-pipeline.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 
 /** The pipeline names found in `<projectDir>/pipelines/*.ts` (one module per pipeline, named after it). */
@@ -27,8 +28,9 @@ export function assertPipelineExists(projectDir: string, name: string): void {
 /**
  * Loads `pipelines/<name>.ts` and returns its `pipeline` export.
  * @throws UsageError for an unknown name (listing the known ones), a module that throws while
- *   loading (its error as the `cause`), or a module without a `pipeline` export made by
- *   `definePipeline` with the same name.
+ *   loading (its error as the `cause`: a `PipelineDefinitionError` for a definition
+ *   `definePipeline` rejected), a module without a `pipeline` export, one whose `pipeline` was not
+ *   made by `definePipeline` (a plain object is never checked), or one named after another pipeline.
  */
 export async function loadPipeline(projectDir: string, name: string): Promise<PipelineDefinition> {
   assertPipelineExists(projectDir, name);
@@ -41,9 +43,18 @@ export async function loadPipeline(projectDir: string, name: string): Promise<Pi
     // error itself is kept as the cause, for its stack (the CLI prints it at LOG_LEVEL=debug).
     throw new UsageError(`pipelines/${name}.ts: ${(error as Error).message}`, { cause: error });
   }
-  const pipeline = module.pipeline as PipelineDefinition | undefined;
-  if (!pipeline || typeof pipeline !== 'object' || pipeline.name !== name) {
-    throw new UsageError(`pipelines/${name}.ts must export \`pipeline = definePipeline({ name: '${name}', … })\``);
+  const pipeline = module.pipeline;
+  const wanted = `export const pipeline = definePipeline({ name: '${name}', … }) (definePipeline imported from 'idem')`;
+  if (pipeline === undefined) {
+    const names = Object.keys(module);
+    throw new UsageError(`pipelines/${name}.ts has no \`pipeline\` export (it exports ${names.length ? names.join(', ') : 'nothing'}): write ${wanted}`);
+  }
+  if (!isPipelineDefinition(pipeline)) {
+    const what = pipeline === null || typeof pipeline !== 'object' ? `a ${pipeline === null ? 'null' : typeof pipeline}` : 'a plain object';
+    throw new UsageError(`pipelines/${name}.ts exports \`pipeline\` as ${what}, not the result of definePipeline (which checks it): write ${wanted}`);
+  }
+  if (pipeline.name !== name) {
+    throw new UsageError(`pipelines/${name}.ts defines the pipeline "${pipeline.name}": a module is named after its pipeline, so name it '${name}' or rename the file to ${pipeline.name}.ts`);
   }
   return pipeline;
 }

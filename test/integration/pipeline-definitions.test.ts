@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
-import { runCli, summaryOf } from '../helpers/run-cli.ts';
+import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 
 // Pipeline modules that make a data engineer's mistakes in their own code, in
@@ -53,6 +54,43 @@ describeEachDialect("a pipeline's own mistakes in toRecords: exit 2 naming the c
     expect({ ...after, jobRuns: after.jobRuns.filter((r: any) => r.job_name !== name) }).toEqual(before);
   }
 
+  /** Runs `name`, refused as it loads: exit 2, the message on stderr, nothing written, job_runs included. */
+  async function expectRefusedAtLoad(name: string, message: string): Promise<void> {
+    const before = await readState(db);
+    const result = await runCli(['run', name, '--date', '2026-01-05'], env);
+    expect([result.code, result.stderr]).toEqual([2, `idem: ${message}\n`]);
+    expect(await readState(db)).toEqual(before);
+  }
+
+  it('refuses an enum setting with a typo as the module loads, naming the field, the value and the allowed values', async () => {
+    await expectRefusedAtLoad(
+      'duplicate-keys-typo',
+      'pipelines/duplicate-keys-typo.ts: pipeline duplicateKeys must be one of "error", "last-wins", "collapse-identical" (got "last_wins")',
+    );
+  });
+
+  it('refuses a source option with a typo and a source option that does not exist, each named', async () => {
+    await expectRefusedAtLoad(
+      'invalid-rows-typo',
+      'pipelines/invalid-rows-typo.ts: pipeline source.invalidRows must be one of "quarantine", "fail" (got "quarntine"); ' +
+        'pipeline source has no option "delimiter"; its options are kind, directory, fileForDate, header, row, invalidRows, missing, encoding, emptyFile, lastLineBreak, maxRecordBytes',
+    );
+  });
+
+  it('refuses a plain object exported instead of a definePipeline result, saying what to export (no TypeError, exit 2)', async () => {
+    await expectRefusedAtLoad(
+      'plain-object',
+      "pipelines/plain-object.ts exports `pipeline` as a plain object, not the result of definePipeline (which checks it): write export const pipeline = definePipeline({ name: 'plain-object', … }) (definePipeline imported from 'idem')",
+    );
+  });
+
+  it('refuses a CSV header that differs from the row schema before any run work, naming the differing names', async () => {
+    await expectRefusedAtLoad(
+      'header-typo',
+      'pipelines/header-typo.ts: pipeline source.header and source.row differ: the row schema reads "city", which the header lacks; header names the row schema does not read: "cty" (header ref,name,cty,qty,amount)',
+    );
+  });
+
   it('a values key that is not a declared column fails at the first record, naming the key and the declared columns', async () => {
     await expectPipelineError(
       'typo-values',
@@ -74,5 +112,44 @@ describeEachDialect("a pipeline's own mistakes in toRecords: exit 2 naming the c
       'pipeline "float-for-decimal": toRecords gave record "B2" (line 3) column amount: expected decimal (a decimal string or a Big, never a float), received number 7.25',
       ['--batch-rows', '1'],
     );
+  });
+});
+
+describe('idem check: every load-time check, one line per problem, nothing run', () => {
+  // No DATABASE_URL: none of these checks opens the database (a SQLite file here would be created).
+  const env = { IDEM_PROJECT_DIR: PROJECT, DATABASE_URL: 'sqlite:/nonexistent-dir/never-opened.sqlite3' };
+  const projectDir = path.join(PROJECT_DIR, PROJECT);
+
+  it('lists each definition mistake, a missing source directory and missing URLs, and exits 2', async () => {
+    const result = await runCli(['check'], env);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout.split('\n')).toEqual([
+      'pipelines/duplicate-keys-typo.ts: pipeline duplicateKeys must be one of "error", "last-wins", "collapse-identical" (got "last_wins")',
+      'pipelines/header-typo.ts: pipeline source.header and source.row differ: the row schema reads "city", which the header lacks; header names the row schema does not read: "cty" (header ref,name,cty,qty,amount)',
+      'pipelines/invalid-rows-typo.ts: pipeline source.invalidRows must be one of "quarantine", "fail" (got "quarntine")',
+      'pipelines/invalid-rows-typo.ts: pipeline source has no option "delimiter"; its options are kind, directory, fileForDate, header, row, invalidRows, missing, encoding, emptyFile, lastLineBreak, maxRecordBytes',
+      `pipelines/missing-directory.ts: the source directory ${path.join(projectDir, 'no-such-dir')} does not exist (source.directory "no-such-dir")`,
+      "pipelines/plain-object.ts: exports `pipeline` as a plain object, not the result of definePipeline (which checks it): write export const pipeline = definePipeline({ name: 'plain-object', … }) (definePipeline imported from 'idem')",
+      'pipelines/unconfigured-urls.ts: the HTTP source has no base URL: set IDEM_SOURCES=\'{"unconfigured-urls":{"url":"https://…"}}\'',
+      'pipelines/unconfigured-urls.ts: destination "people-api" has no URL: set IDEM_DESTINATIONS=\'{"people-api":{"url":"https://…"}}\'',
+      '8 problems in 6 of 10 pipelines',
+      '',
+    ]);
+  });
+
+  it('exits 0 for pipelines without a problem, with the URLs configured', async () => {
+    const configured = {
+      ...env,
+      IDEM_SOURCES: JSON.stringify({ 'unconfigured-urls': { url: 'http://127.0.0.1:9' } }),
+      IDEM_DESTINATIONS: JSON.stringify({ 'people-api': { url: 'http://127.0.0.1:9' } }),
+    };
+    const result = await runCli(['check', 'good-people', 'unconfigured-urls', 'typo-values'], configured);
+    expect([result.code, result.stdout, result.stderr]).toEqual([0, '3 pipelines checked: no problems\n', '']);
+  });
+
+  it('names an unknown pipeline as a usage error', async () => {
+    const result = await runCli(['check', 'good-people', 'no-such-pipeline'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^idem: unknown pipeline "no-such-pipeline"; known pipelines: duplicate-keys-typo, /);
   });
 });

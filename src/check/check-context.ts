@@ -1,0 +1,12 @@
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
+
+/** What a {@link PipelineCheck} may look at. Nothing in it runs a pipeline or writes anything. */
+export interface CheckContext {
+  readonly config: ResolvedConfig;
+  /**
+   * The configured database, opened on first use and closed when `checkPipelines` ends (so a
+   * run of checks that need none never connects). Checks only read through it.
+   */
+  readonly database: () => Promise<Database>;
+}

@@ -1,0 +1,19 @@
+import { checkPipelines } from '../../check/check-pipelines.ts';
+import { loadConfig } from '../../config/load-config.ts';
+import type { Outcome } from '../../outcome/outcome.ts';
+
+/**
+ * `idem check [PIPELINE…]`: every load-time check, nothing run. One line per problem on stdout,
+ * `pipelines/<pipeline>.ts: <problem>`; outcome `usage` (exit 2) if there is any, else `completed`.
+ */
+export async function checkCommand(names: readonly string[]): Promise<Outcome> {
+  const { checked, problems } = await checkPipelines(loadConfig(), names);
+  for (const { pipeline, problem } of problems) process.stdout.write(`pipelines/${pipeline}.ts: ${problem}\n`);
+  const failing = new Set(problems.map((p) => p.pipeline)).size;
+  process.stdout.write(
+    problems.length === 0
+      ? `${checked.length} pipeline${checked.length === 1 ? '' : 's'} checked: no problems\n`
+      : `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${failing} of ${checked.length} pipeline${checked.length === 1 ? '' : 's'}\n`,
+  );
+  return problems.length === 0 ? 'completed' : 'usage';
+}

@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import { POST_STRATEGIES } from '../destination/post-strategy.ts';
+
+const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: `must be ${what}` });
+const name = z.string().min(1, { message: 'must be a non-empty name' });
+const count = z.number().int({ message: 'must be an integer' }).min(1, { message: 'must be an integer ≥ 1' });
+/** A zod schema, told by its `safeParse` (a pipeline module may bring its own copy of zod). */
+const rowSchema = z.custom<{ safeParse: unknown }>(
+  (value) => typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function',
+  { message: 'must be a zod schema, for example z.object({ … })' },
+);
+
+const ColumnSpecSchema = z.strictObject({
+  type: z.enum(['text', 'integer', 'decimal', 'date', 'instant', 'boolean', 'json']),
+  nullable: z.boolean(),
+  precision: z.number().optional(),
+  scale: z.number().optional(),
+  maxLength: count.optional(),
+});
+
+const CsvSourceSchema = z.strictObject({
+  kind: z.literal('csv'),
+  directory: z.string().min(1, { message: 'must be a directory, relative to the project directory' }),
+  fileForDate: fn('a function of the business date'),
+  header: z.array(z.string()).min(1, { message: 'must name at least one column' }),
+  row: rowSchema,
+  invalidRows: z.enum(['quarantine', 'fail']),
+  missing: z.enum(['error', 'skip']),
+  encoding: z.enum(['utf-8', 'windows-1252', 'latin1']),
+  emptyFile: z.enum(['error', 'no-rows']),
+  lastLineBreak: z.enum(['required', 'optional']),
+  maxRecordBytes: count,
+});
+
+const PagingSchema = z.discriminatedUnion('style', [
+  z.strictObject({ style: z.literal('cursor'), cursorField: name, cursorParam: name, limitParam: name.optional(), limit: count.optional() }),
+  z.strictObject({ style: z.literal('page-number'), pageParam: name, perPageParam: name, perPage: count, firstPage: z.number().int().min(0).optional() }),
+  z.strictObject({ style: z.literal('link-header'), perPageParam: name.optional(), perPage: count.optional() }),
+]);
+
+const HttpJsonSourceSchema = z.strictObject({
+  kind: z.literal('http-json'),
+  path: z.union([z.string().startsWith('/', { message: 'must start with "/"' }), fn('a string or a function of the business date')]),
+  paging: PagingSchema,
+  items: fn('a function of the response body'),
+  row: rowSchema,
+  invalidRows: z.enum(['quarantine', 'fail']),
+  // Checked field by field by `httpSettingsProblem`, as IDEM_SOURCES is.
+  http: z.unknown().optional(),
+  incremental: z
+    .strictObject({ param: name, cursor: fn('a function of the validated row'), type: z.enum(['instant', 'integer']) })
+    .optional(),
+});
+
+const DestinationSchema = z.strictObject({
+  name: z.string(),
+  strategy: z.enum(POST_STRATEGIES as [string, ...string[]]),
+  request: fn('a function of the posted row'),
+  remoteReference: fn('a function of the response body'),
+  lookup: z
+    .strictObject({ path: fn('a function of the posted row'), find: fn('a function (body, row)'), exists: fn('a function (body, row)').optional() })
+    .optional(),
+  // Checked field by field by `httpSettingsProblem`, as IDEM_DESTINATIONS is.
+  http: z.unknown().optional(),
+  idempotencyWindowHours: z.number().positive({ message: 'must be a number of hours > 0' }).optional(),
+  notApplied: fn('a function of the error answer').optional(),
+  settleDelayMs: z.number().optional(),
+});
+
+/**
+ * The shape of a whole pipeline definition as `definePipeline` has filled in its defaults: every
+ * key (no unknown ones: a typo of an optional key would otherwise be dropped silently), every
+ * enum, and the source's options by its `kind`. Rules between fields (names, reserved columns,
+ * decimal precision, the header against the row schema) are `definePipeline`'s own checks.
+ */
+export const PipelineDefinitionSchema = z.strictObject({
+  name: z.string(),
+  description: z.string(),
+  sourceSystem: z.string(),
+  timeZone: z.string(),
+  source: z.discriminatedUnion('kind', [CsvSourceSchema, HttpJsonSourceSchema]),
+  toRecords: fn('an async generator function of the source rows'),
+  tables: z.strictObject({ staging: z.string(), target: z.string() }),
+  columns: z.record(z.string(), ColumnSpecSchema),
+  duplicateKeys: z.enum(['error', 'last-wins', 'collapse-identical']),
+  destinations: z.array(DestinationSchema),
+});
+
+/** A value as a message quotes it: JSON where it has one, else its type. */
+function quote(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint' || typeof value === 'symbol') return typeof value;
+  const json = JSON.stringify(value);
+  return json.length > 80 ? `${json.slice(0, 80)}…` : json;
+}
+
+/** The keys an object schema at `path` of `schema` allows, for a message about an unknown key. */
+function keysAt(schema: z.ZodType, path: readonly PropertyKey[], input: unknown): string[] {
+  let current: z.ZodType | undefined = schema;
+  let value = input;
+  const step = (s: z.ZodType | undefined): z.ZodType | undefined => {
+    // Unwrap optionals, and pick a discriminated union's option by the value's discriminator.
+    for (let i = 0; s !== undefined && i < 4; i++) {
+      const def = s._zod.def as unknown as { type: string; innerType?: z.ZodType; options?: z.ZodType[]; discriminator?: string };
+      if (def.type === 'optional') s = def.innerType;
+      else if (def.type === 'union' && def.discriminator && value && typeof value === 'object') {
+        const tag = (value as Record<string, unknown>)[def.discriminator];
+        s = def.options!.find((option) => (option as z.ZodObject).shape[def.discriminator!]?._zod.def.values?.includes(tag as never));
+      } else break;
+    }
+    return s;
+  };
+  current = step(current);
+  for (const key of path) {
+    const def = current?._zod.def as unknown as { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; valueType?: z.ZodType } | undefined;
+    value = value && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined;
+    if (def?.type === 'object') current = step(def.shape![key as string]);
+    else if (def?.type === 'array') current = step(def.element);
+    else if (def?.type === 'record') current = step(def.valueType);
+    else return [];
+  }
+  const def = current?._zod.def as unknown as { type: string; shape?: Record<string, z.ZodType> } | undefined;
+  return def?.type === 'object' ? Object.keys(def.shape!) : [];
+}
+
+/**
+ * Every problem `PipelineDefinitionSchema` finds in a definition, one line each, naming the
+ * field (a dot path such as `source.invalidRows`), the value and the rule or the allowed values:
+ * `source.invalidRows must be one of "quarantine", "fail" (got "quarntine")`.
+ */
+export function pipelineDefinitionProblems(definition: unknown): string[] {
+  const parsed = PipelineDefinitionSchema.safeParse(definition, { reportInput: true });
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => {
+    const field = issue.path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('') || '(definition)';
+    const got = quote(issue.input);
+    switch (issue.code) {
+      case 'invalid_value':
+        return `${field} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')} (got ${got})`;
+      case 'invalid_union': {
+        const { discriminator, options } = issue as unknown as { discriminator?: string; options?: unknown[] };
+        if (discriminator && options) {
+          const tag = issue.input && typeof issue.input === 'object' ? (issue.input as Record<string, unknown>)[discriminator] : undefined;
+          return `${field} must be one of ${options.map((v) => JSON.stringify(v)).join(', ')} (got ${quote(tag)})`;
+        }
+        return `${field} ${issue.message.toLowerCase()} (got ${got})`;
+      }
+      case 'unrecognized_keys': {
+        const allowed = keysAt(PipelineDefinitionSchema, issue.path, definition);
+        return `${field} has no option ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${allowed.length ? `; its options are ${allowed.join(', ')}` : ''}`;
+      }
+      case 'invalid_type':
+        return `${field} must be ${issue.expected === 'custom' ? 'set' : `a${/^[aeiou]/.test(issue.expected) ? 'n' : ''} ${issue.expected}`} (got ${got})`;
+      default:
+        return `${field} ${issue.message.replace(/^Too (small|big): /, '')} (got ${got})`;
+    }
+  });
+}
