@@ -45,6 +45,7 @@ const HttpJsonSourceSchema = z.strictObject({
   items: fn('a function of the response body'),
   row: rowSchema,
   invalidRows: z.enum(['quarantine', 'fail']),
+  singleFullPage: z.enum(['fail', 'accept']),
   // Checked field by field by `httpSettingsProblem`, as IDEM_SOURCES is.
   http: z.unknown().optional(),
   incremental: z

@@ -45,6 +45,17 @@ export interface HttpJsonSource<Row> {
    */
   readonly invalidRows: 'quarantine' | 'fail';
   /**
+   * A read whose first page is full (as many items as the declared page size: `limit` of cursor
+   * paging, `perPage` of link-header paging) and gives no next cursor or link. `fail`: the run
+   * fails with exit 2 before anything is staged, because that is what paging that does not work
+   * looks like (a json-server path without its `_page` parameter serves the first `_limit` items
+   * and no `Link` header), and loading a page of a catalogue with exit 0 is wrong data. `accept`:
+   * for an API that can end after exactly one full page. Page-number paging always asks for the
+   * next page after a full one, so it never applies there; nor where no page size is declared.
+   * @defaultValue 'fail'
+   */
+  readonly singleFullPage: 'fail' | 'accept';
+  /**
    * Timeouts and retries, checked by `HttpSettingsSchema` when the pipeline module is imported;
    * the pipeline's `IDEM_SOURCES` entry may override them (`http`). @defaultValue `DEFAULT_HTTP_SETTINGS`
    */
@@ -74,7 +85,7 @@ export interface HttpJsonSource<Row> {
  * @throws TypeError naming the field and the rule it breaks.
  */
 export function httpJsonSource<Row>(
-  spec: Omit<HttpJsonSource<Row>, 'kind' | 'invalidRows'> & Partial<Pick<HttpJsonSource<Row>, 'invalidRows'>>,
+  spec: Omit<HttpJsonSource<Row>, 'kind' | 'invalidRows' | 'singleFullPage'> & Partial<Pick<HttpJsonSource<Row>, 'invalidRows' | 'singleFullPage'>>,
 ): HttpJsonSource<Row> {
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
     if (!ok) throw new TypeError(`httpJsonSource ${field} ${rule} (got ${JSON.stringify(value)})`);
@@ -119,5 +130,5 @@ export function httpJsonSource<Row>(
   }
   const httpProblem = httpSettingsProblem(spec.http ?? {});
   if (httpProblem !== undefined) throw new TypeError(`httpJsonSource ${httpProblem}`);
-  return Object.freeze({ kind: 'http-json' as const, invalidRows: 'fail' as const, ...spec });
+  return Object.freeze({ kind: 'http-json' as const, invalidRows: 'fail' as const, singleFullPage: 'fail' as const, ...spec });
 }

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import { SourceError } from '../errors/source-error.ts';
+import { UsageError } from '../errors/usage-error.ts';
 import { createHttpAgent } from '../http/create-http-agent.ts';
 import { DEFAULT_HTTP_SETTINGS } from '../http/http-settings.ts';
 import type { HttpSettings } from '../http/http-settings.ts';
@@ -17,6 +18,13 @@ export interface HttpJsonReadSpec<Row> {
   readonly paging: HttpJsonPaging;
   readonly items: (body: unknown) => unknown[];
   readonly row: ZodType<Row>;
+  /** See `HttpJsonSource.singleFullPage`. @defaultValue 'fail' */
+  readonly singleFullPage?: 'fail' | 'accept';
+}
+
+/** The page size the paging asks for, where the pipeline declares one (`limit`, `perPage`). */
+function declaredPageSize(paging: HttpJsonPaging): number | undefined {
+  return paging.style === 'cursor' ? paging.limit : paging.perPage;
 }
 
 /** Deployment side of one read: headers, HTTP settings, and hooks for logs and tests. */
@@ -52,6 +60,9 @@ export interface HttpJsonReadOptions {
  *   string, number or null, when paging would not advance (the same cursor or next link again,
  *   or a page that starts with the previous page's first item), or when a next link leaves the
  *   first URL's origin.
+ * @throws UsageError when the first page is full (as many items as the declared `limit` or
+ *   `perPage`) and gives no next cursor or link, unless `spec.singleFullPage` is `'accept'`:
+ *   before any of its items is handed on.
  */
 export async function* readHttpJsonRows<Row>(
   url: string,
@@ -111,6 +122,16 @@ export async function* readHttpJsonRows<Row>(
           }
           break;
         }
+      }
+      // A first page as full as asked for, with no way on: most likely paging that does not
+      // work (a path without the API's page parameter), not a source of exactly one page.
+      const pageSize = declaredPageSize(paging);
+      if (pageUrl === undefined && index === 0 && paging.style !== 'page-number' && pageSize !== undefined && items.length >= pageSize && spec.singleFullPage !== 'accept') {
+        throw new UsageError(
+          `${requested}: the first page holds ${items.length} items, as many as the page size asked for (${pageSize}), and gives no ${paging.style === 'cursor' ? `next cursor in "${paging.cursorField}"` : 'next link (Link: rel="next")'}: ` +
+            `the rest of the source would be left unread. Check that the path asks the API for paging (a json-server path needs its page parameter for Link headers); ` +
+            `if the source really ends after one full page, declare singleFullPage: 'accept'`,
+        );
       }
 
       for (const item of items) {
