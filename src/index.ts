@@ -13,7 +13,7 @@ export type { HttpJsonPaging, CursorPaging, PageNumberPaging, LinkHeaderPaging }
 export type { SourceRow } from './source/source-row.ts';
 export { groupRows } from './source/group-rows.ts';
 export type { GroupRowsOptions, RowGroup } from './source/group-rows.ts';
-export type { MigrationContext, PipelineTablesSpec } from './migration/migration-context.ts';
+export type { ColumnChanges, MigrationContext, PipelineTablesSpec } from './migration/migration-context.ts';
 export type { DestinationDefinition, DestinationLookup, DestinationRequest, PostedRow } from './destination/destination-definition.ts';
 export type { PostStrategy } from './destination/post-strategy.ts';
 export type { HttpSettingsInput } from './http/http-settings.ts';

@@ -141,9 +141,10 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   program
     .command('migrate')
     .description('apply framework and pipeline migrations up to the latest')
-    .action(async () => {
+    .option('--make [name]', "write a new migration from the difference between the pipelines' columns and the database (applies nothing)")
+    .action(async (options) => {
       const { migrateCommand } = await import('./commands/migrate-command.ts');
-      outcome = await migrateCommand();
+      outcome = await migrateCommand(options);
     });
 
   program

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ColumnSpec } from '../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
 import type { SkipLockedSyntax } from './skip-locked-syntax.ts';
+import type { TableColumn } from './table-column.ts';
 import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
 
 /** A piece of SQL and its bindings (`?` placeholders, in order). */
@@ -31,8 +32,21 @@ export interface DialectAdapter {
    * databases are files.
    */
   serverDatabaseSql(name: string): { create: string; drop: string } | undefined;
-  /** Adds a business column to a table being created, with a type that holds its value exactly. */
-  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void;
+  /**
+   * Adds a business column to a table being created or altered, with a type that holds its value
+   * exactly. Returns knex's column builder, so an alteration can end it with `.alter()`.
+   */
+  addColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder;
+  /**
+   * The type name `addColumn` gives a column of `spec`, normalised as `readTableColumns` reports
+   * types, so a pipeline's columns and a live table compare as text (schema drift).
+   */
+  columnTypeName(name: string, spec: ColumnSpec): string;
+  /**
+   * The columns of a live table, in table order, with their normalised type names and
+   * nullability; undefined when the table does not exist.
+   */
+  readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined>;
   /** A canonical value (see `ColumnType`) as the driver writes it. */
   toDriverValue(spec: ColumnSpec, value: unknown): unknown;
   /** A value as the driver read it, back to its canonical form. */

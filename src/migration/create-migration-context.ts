@@ -37,6 +37,19 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
         t.unique(['source_system', 'source_reference'], { indexName: `${target}_key_uq` });
       });
     },
+    async alterColumns(table, { add = {}, alter = {}, drop = [] }) {
+      const notNullAdded = Object.entries(add).filter(([, spec]) => !spec.nullable);
+      await knex.schema.alterTable(table, (t) => {
+        // Added nullable first: SQLite refuses to add a NOT NULL column without a default.
+        for (const [name, spec] of Object.entries(add)) adapter.addColumn(t, name, { ...spec, nullable: true });
+        if (drop.length > 0) t.dropColumns(...drop);
+      });
+      const altered = [...notNullAdded, ...Object.entries(alter)];
+      if (altered.length === 0) return;
+      await knex.schema.alterTable(table, (t) => {
+        for (const [name, spec] of altered) adapter.addColumn(t, name, spec).alter();
+      });
+    },
     async dropPipelineTables({ staging, target }) {
       await knex.schema.dropTableIfExists(target);
       await knex.schema.dropTableIfExists(staging);

@@ -9,6 +9,19 @@ export interface PipelineTablesSpec {
 }
 
 /**
+ * Column changes on one existing table for {@link MigrationContext.alterColumns}, each applied
+ * with the type that holds the spec's canonical value exactly on the dialect.
+ */
+export interface ColumnChanges {
+  /** Columns to add. A NOT NULL one is added nullable, then made NOT NULL: that fails while any row has no value. */
+  readonly add?: ColumnSpecs;
+  /** Columns whose type or nullability changes to the spec (converting the values the database's way). */
+  readonly alter?: ColumnSpecs;
+  /** Columns to drop, with their values. */
+  readonly drop?: readonly string[];
+}
+
+/**
  * The second argument idem passes to every migration's `up(knex, idem)` / `down(knex, idem)`:
  * dialect-aware helpers, so a migration never asks which database it runs on.
  */
@@ -22,6 +35,12 @@ export interface MigrationContext {
    * `first_run_key`, `last_changed_run_key`, `created_at`, `updated_at`).
    */
   createPipelineTables(spec: PipelineTablesSpec): Promise<void>;
+  /**
+   * Adds, alters and drops business columns of one existing table, through knex's schema
+   * builder and the dialect adapter's types (`ALTER TABLE`; on SQLite knex copies the table into
+   * a new one). What `idem migrate --make` writes for a changed pipeline.
+   */
+  alterColumns(table: string, changes: ColumnChanges): Promise<void>;
   /** Drops both tables (for `down`). */
   dropPipelineTables(spec: Pick<PipelineTablesSpec, 'staging' | 'target'>): Promise<void>;
 }

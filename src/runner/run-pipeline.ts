@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
+import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
@@ -16,13 +17,16 @@ import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
 
 /**
- * What a run does before its lock: the completed check, the configuration checks (a destination
+ * What a run does before its lock: the schema drift check, the completed check, the configuration checks (a destination
  * without a URL, `--force-reconcile` without a lookup) and a CSV date run's missing file, so
  * each ends the run before it takes the lock; then the lock, and the locked attempt.
  */
 async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunReport, hooks: RunHooks): Promise<RunEnding> {
   const { db, config } = ctx;
   const { pipeline, runKey } = request;
+  // Before anything is written, a completed run key's no-op included: a pipeline whose columns
+  // differ from its tables would write false updates (or fail half-way on a missing table).
+  await assertNoSchemaDrift(db, pipeline);
   const noop = await noopIfCompleted(db, request);
   if (noop) return noop;
   if (!request.dryRun) {

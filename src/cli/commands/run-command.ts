@@ -1,5 +1,6 @@
 import { loadConfig } from '../../config/load-config.ts';
 import { UsageError } from '../../errors/usage-error.ts';
+import { assertNoSchemaDrift } from '../../migration/assert-no-schema-drift.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { Failpoints } from '../../runner/failpoints.ts';
@@ -50,6 +51,9 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
 
   return withSession(
     async (session) => {
+      // Here too (runPipeline checks it again for every caller), so the column-by-column
+      // table reaches the terminal as text, not only inside a JSON log line.
+      await assertNoSchemaDrift(session.db, pipeline);
       // Progress bars on stderr, only for a person at a terminal.
       const progress = process.stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
       const ctx = { ...session, failpoints, ...(progress ? { progress } : {}) };

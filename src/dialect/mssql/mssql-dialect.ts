@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
+import type { TableColumn } from '../table-column.ts';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { mssqlColumnTypeName, readMssqlTableColumns } from './mssql-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -61,8 +63,16 @@ export class MssqlDialect implements DialectAdapter {
     return { create: `create database ${name}`, drop: `alter database ${name} set single_user with rollback immediate; drop database ${name}` };
   }
 
-  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
-    addMssqlColumn(table, name, spec);
+  addColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
+    return addMssqlColumn(table, name, spec);
+  }
+
+  columnTypeName(name: string, spec: ColumnSpec): string {
+    return mssqlColumnTypeName(name, spec);
+  }
+
+  readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {
+    return readMssqlTableColumns(knex, table);
   }
 
   toDriverValue(spec: ColumnSpec, value: unknown): unknown {

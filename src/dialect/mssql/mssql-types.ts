@@ -72,10 +72,9 @@ export function mssqlColumnType(name: string, spec: ColumnSpec): string {
  * mssql column compiler has no `collate` modifier, hence `specificType`.
  * @throws UsageError for a decimal wider than {@link MSSQL_EXACT_DECIMAL_DIGITS} digits.
  */
-export function addMssqlColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+export function addMssqlColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
   const builder = table.specificType(name, mssqlColumnType(name, spec));
-  if (spec.nullable) builder.nullable();
-  else builder.notNullable();
+  return spec.nullable ? builder.nullable() : builder.notNullable();
 }
 
 /**

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
+import type { TableColumn } from '../table-column.ts';
 import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { mysqlColumnTypeName, readMysqlTableColumns } from './mysql-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMysqlAppLock } from './mysql-app-lock.ts';
@@ -108,8 +110,16 @@ export class MysqlDialect implements DialectAdapter {
     return { create: `create database ${name} character set utf8mb4`, drop: `drop database if exists ${name}` };
   }
 
-  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
-    addMysqlColumn(table, name, spec, exactCollation(this.#learned().flavour));
+  addColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
+    return addMysqlColumn(table, name, spec, exactCollation(this.#learned().flavour));
+  }
+
+  columnTypeName(_name: string, spec: ColumnSpec): string {
+    return mysqlColumnTypeName(spec);
+  }
+
+  readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {
+    return readMysqlTableColumns(knex, table);
   }
 
   toDriverValue(spec: ColumnSpec, value: unknown): unknown {

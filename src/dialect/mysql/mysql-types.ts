@@ -57,7 +57,7 @@ export function exactCollation(flavour: MysqlFlavour): string {
  * `tinyint(1)`; json `longtext` in the exact collation (not the JSON type, which normalises the
  * text it stores and would make an unchanged document compare as changed).
  */
-export function addMysqlColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec, collation: string): void {
+export function addMysqlColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec, collation: string): Knex.ColumnBuilder {
   const builder = (() => {
     switch (spec.type) {
       case 'text':
@@ -70,8 +70,7 @@ export function addMysqlColumn(table: Knex.CreateTableBuilder, name: string, spe
       case 'json': return table.text(name, 'longtext').collate(collation);
     }
   })();
-  if (spec.nullable) builder.nullable();
-  else builder.notNullable();
+  return spec.nullable ? builder.nullable() : builder.notNullable();
 }
 
 /**

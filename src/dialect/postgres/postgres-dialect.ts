@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
+import type { TableColumn } from '../table-column.ts';
 import type pg from 'pg';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { postgresColumnTypeName, readPostgresTableColumns } from './postgres-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
@@ -44,8 +46,16 @@ export class PostgresDialect implements DialectAdapter {
     return { create: `create database ${name}`, drop: `drop database if exists ${name} with (force)` };
   }
 
-  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
-    addPostgresColumn(table, name, spec);
+  addColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
+    return addPostgresColumn(table, name, spec);
+  }
+
+  columnTypeName(_name: string, spec: ColumnSpec): string {
+    return postgresColumnTypeName(spec);
+  }
+
+  readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {
+    return readPostgresTableColumns(knex, table);
   }
 
   toDriverValue(spec: ColumnSpec, value: unknown): unknown {

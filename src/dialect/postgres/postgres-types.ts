@@ -15,7 +15,7 @@ export const POSTGRES_TYPE_PARSERS = {
 };
 
 /** Adds a business column with a PostgreSQL type that holds its canonical value exactly. */
-export function addPostgresColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+export function addPostgresColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
   const builder = (() => {
     switch (spec.type) {
       case 'text': return spec.maxLength === undefined ? table.text(name) : table.string(name, spec.maxLength);
@@ -27,8 +27,7 @@ export function addPostgresColumn(table: Knex.CreateTableBuilder, name: string, 
       case 'json': return table.text(name);
     }
   })();
-  if (spec.nullable) builder.nullable();
-  else builder.notNullable();
+  return spec.nullable ? builder.nullable() : builder.notNullable();
 }
 
 /** A canonical value as pg writes it (also the text `COPY` reads). */

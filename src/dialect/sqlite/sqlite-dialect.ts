@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import type { TableColumn } from '../table-column.ts';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { sqliteColumnTypeName, readSqliteTableColumns } from './sqlite-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -60,8 +62,16 @@ export class SqliteDialect implements DialectAdapter {
     return undefined;
   }
 
-  addColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
-    addSqliteColumn(table, name, spec);
+  addColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
+    return addSqliteColumn(table, name, spec);
+  }
+
+  columnTypeName(_name: string, spec: ColumnSpec): string {
+    return sqliteColumnTypeName(spec);
+  }
+
+  readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {
+    return readSqliteTableColumns(knex, table);
   }
 
   toDriverValue(spec: ColumnSpec, value: unknown): unknown {

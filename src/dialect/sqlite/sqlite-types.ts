@@ -7,10 +7,9 @@ import type { ColumnSpec } from '../../column/column-type.ts';
  * instants are stored as their canonical text, which compares exactly. Text compares with
  * SQLite's default BINARY collation: exactly, case and trailing spaces included.
  */
-export function addSqliteColumn(table: Knex.CreateTableBuilder, name: string, spec: ColumnSpec): void {
+export function addSqliteColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
   const builder = spec.type === 'integer' || spec.type === 'boolean' ? table.integer(name) : table.text(name);
-  if (spec.nullable) builder.nullable();
-  else builder.notNullable();
+  return spec.nullable ? builder.nullable() : builder.notNullable();
 }
 
 /** A canonical value as better-sqlite3 binds it (booleans as 0/1, JSON as text). */

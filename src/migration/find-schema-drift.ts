@@ -1,0 +1,46 @@
+import type { Database } from '../db/database.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { PIPELINE_FRAMEWORK_COLUMNS } from './pipeline-framework-columns.ts';
+import type { SchemaDifference } from './schema-difference.ts';
+
+/**
+ * Compares a pipeline's declared `columns` (names, types as the adapter would create them, and
+ * nullability) with its live staging and target tables. Reads only (the catalog), writes
+ * nothing; `idem run` calls it before any write and `idem migrate --make` writes a migration
+ * from what it returns. On SQLite, decimal, date, instant, json and text columns are all stored
+ * as text, so a change among those types is not visible there; names, nullability and
+ * integer/boolean against text are.
+ *
+ * @returns the differences, staging table first, each table's in column order; `[]` when the
+ *   tables match.
+ */
+export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition): Promise<SchemaDifference[]> {
+  const differences: SchemaDifference[] = [];
+  for (const role of ['staging', 'target'] as const) {
+    const table = pipeline.tables[role];
+    const base = { pipeline: pipeline.name, role, table };
+    const live = await db.adapter.readTableColumns(db.knex, table);
+    if (live === undefined) {
+      differences.push({ ...base, kind: 'missing-table' });
+      continue;
+    }
+    const liveByName = new Map(live.map((column) => [column.name, column]));
+    const framework: readonly string[] = PIPELINE_FRAMEWORK_COLUMNS[role];
+    for (const [name, declared] of Object.entries(pipeline.columns)) {
+      const expectedType = { type: db.adapter.columnTypeName(name, declared), nullable: declared.nullable };
+      const found = liveByName.get(name);
+      if (!found) differences.push({ ...base, kind: 'missing-column', column: name, declared, expectedType });
+      else if (found.type !== expectedType.type || found.nullable !== expectedType.nullable) {
+        differences.push({ ...base, kind: 'changed-column', column: name, declared, expectedType, live: { type: found.type, nullable: found.nullable } });
+      }
+    }
+    for (const column of live) {
+      if (framework.includes(column.name) || column.name in pipeline.columns) continue;
+      differences.push({ ...base, kind: 'extra-column', column: column.name, live: { type: column.type, nullable: column.nullable } });
+    }
+    for (const name of framework) {
+      if (!liveByName.has(name)) differences.push({ ...base, kind: 'missing-column', column: name });
+    }
+  }
+  return differences;
+}

@@ -1,0 +1,136 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { columnSpecSource } from '../column/column-spec-source.ts';
+import type { ColumnSpec } from '../column/column-type.ts';
+import type { Database } from '../db/database.ts';
+import { UsageError } from '../errors/usage-error.ts';
+import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { findSchemaDrift } from './find-schema-drift.ts';
+import { formatSchemaDrift, suggestedMigrationName } from './format-schema-drift.ts';
+import type { SchemaDifference } from './schema-difference.ts';
+
+/** What `idem migrate --make` did. */
+export interface MadeMigration {
+  /** The differences the migration removes; `[]` when there were none (and no file was written). */
+  readonly differences: readonly SchemaDifference[];
+  /** The migration file written, relative to the project directory; undefined when none. */
+  readonly file?: string;
+}
+
+const MIGRATION_NAME = /^[a-z0-9_]+$/;
+
+/** `<yyyyMMddHHmmss>_<name>`, after every existing migration (append-only order). */
+function migrationFileName(dir: string, name: string, now: DateTime): string {
+  const existing = existsSync(dir) ? readdirSync(dir).filter((file) => /^\d{14}_/.test(file)).map((file) => file.slice(0, 14)).sort() : [];
+  let stamp = now.toUTC().toFormat('yyyyLLddHHmmss');
+  const last = existing.at(-1);
+  // A clock behind the newest migration's stamp still appends: one second after it.
+  if (last !== undefined && stamp <= last) stamp = DateTime.fromFormat(last, 'yyyyLLddHHmmss', { zone: 'utc' }).plus({ seconds: 1 }).toFormat('yyyyLLddHHmmss');
+  return `${stamp}_${name}.ts`;
+}
+
+const specsSource = (entries: readonly (readonly [string, ColumnSpec])[], indent: string): string =>
+  `{\n${entries.map(([name, spec]) => `${indent}  ${name}: ${columnSpecSource(spec)},`).join('\n')}\n${indent}}`;
+
+/** The `up` and `down` statements for one pipeline's differences. */
+function pipelineStatements(pipeline: PipelineDefinition, differences: readonly SchemaDifference[]): { up: string[]; down: string[] } {
+  const { staging, target } = pipeline.tables;
+  const missing = new Set(differences.filter((difference) => difference.kind === 'missing-table').map((difference) => difference.role));
+  if (missing.size === 2) {
+    const tables = `staging: '${staging}', target: '${target}'`;
+    return {
+      up: [`await idem.createPipelineTables({\n    ${tables},\n    columns: ${specsSource(Object.entries(pipeline.columns), '    ')},\n  });`],
+      down: [`await idem.dropPipelineTables({ ${tables} });`],
+    };
+  }
+  if (missing.size === 1) {
+    throw new UsageError(
+      `pipeline ${pipeline.name}: table ${pipeline.tables[[...missing][0]!]} is missing but the other one exists; ` +
+        'idem migrate --make cannot tell what happened: write this migration by hand',
+    );
+  }
+  const framework = differences.find((difference) => difference.kind === 'missing-column' && !difference.declared);
+  if (framework) throw new UsageError(`table ${framework.table} lacks idem's column ${framework.column}; it was not created by createPipelineTables: fix it by hand`);
+  const up: string[] = [];
+  const down: string[] = [];
+  for (const table of [staging, target]) {
+    const mine = differences.filter((difference) => difference.table === table);
+    if (mine.length === 0) continue;
+    const add = mine.filter((d) => d.kind === 'missing-column').map((d) => [d.column!, d.declared!] as const);
+    const alter = mine.filter((d) => d.kind === 'changed-column').map((d) => [d.column!, d.declared!] as const);
+    const drop = mine.filter((d) => d.kind === 'extra-column').map((d) => d.column!);
+    const parts: string[] = [];
+    if (add.length > 0) parts.push(`    add: ${specsSource(add, '    ')},`);
+    if (alter.length > 0) parts.push(`    alter: ${specsSource(alter, '    ')},`);
+    if (drop.length > 0) parts.push(`    drop: [${drop.map((name) => `'${name}'`).join(', ')}],`);
+    up.push(`await idem.alterColumns('${table}', {\n${parts.join('\n')}\n  });`);
+    if (add.length > 0) down.push(`await idem.alterColumns('${table}', { drop: [${add.map(([name]) => `'${name}'`).join(', ')}] });`);
+  }
+  return { up, down };
+}
+
+/** The migration module's source. */
+export function migrationSource(pipelines: readonly PipelineDefinition[], differences: readonly SchemaDifference[], madeAt: DateTime): string {
+  const up: string[] = [];
+  const down: string[] = [];
+  for (const pipeline of pipelines) {
+    const mine = differences.filter((difference) => difference.pipeline === pipeline.name);
+    if (mine.length === 0) continue;
+    const statements = pipelineStatements(pipeline, mine);
+    up.push(...statements.up);
+    down.unshift(...statements.down);
+  }
+  const altersTypes = differences.some((difference) => difference.kind === 'changed-column');
+  const addsNotNull = differences.some((difference) => difference.kind === 'missing-column' && difference.declared && !difference.declared.nullable);
+  const drops = differences.some((difference) => difference.kind === 'extra-column');
+  const table = formatSchemaDrift(differences).trimEnd().split('\n').map((line) => ` *   ${line}`.trimEnd()).join('\n');
+  const notes = [
+    addsNotNull ? ' * - A NOT NULL column is added as nullable, then made NOT NULL: on a table with rows that fails until the rows\n *   have a value (set one in `up` between the two, or declare the column nullable).' : '',
+    drops ? ' * - Dropped columns lose their values. Remove the drop if the column should stay.' : '',
+    altersTypes ? ' * - A type change converts the stored values the database\'s way; `down` does not change them back.' : '',
+  ].filter(Boolean);
+  const imports = up.some((statement) => statement.includes('column.')) ? "import { column, type MigrationContext } from 'idem';" : "import type { MigrationContext } from 'idem';";
+  return `import type { Knex } from 'knex';
+${imports}
+
+/**
+ * Written by \`idem migrate --make\` at ${madeAt.toUTC().toISO({ suppressMilliseconds: true })} from the difference between the
+ * pipelines' columns and the database:
+ *
+${table}
+ *
+ * Review it, then \`idem migrate\`. Append-only: once applied anywhere, never edit it; make another.
+${notes.join('\n')}${notes.length ? '\n' : ''} */
+export async function up(_knex: Knex, idem: MigrationContext): Promise<void> {
+${up.map((statement) => `  ${statement}`).join('\n')}
+}
+
+export async function down(_knex: Knex, idem: MigrationContext): Promise<void> {
+${down.length ? down.map((statement) => `  ${statement}`).join('\n') : '  // Nothing to undo that can be undone without losing data.'}
+}
+`;
+}
+
+/**
+ * `idem migrate --make [NAME]`: compares every pipeline's columns with the (fully migrated)
+ * database and writes one new migration in `<projectDir>/migrations/` that removes the
+ * differences: `createPipelineTables` for a pipeline without tables, `alterColumns` for added,
+ * changed and dropped columns, per table. Nothing is applied: the file is for review, then
+ * `idem migrate`.
+ *
+ * @param name the migration's name (lowercase letters, digits, `_`). @defaultValue one made from the differences
+ * @throws UsageError for a bad name, or a difference no generated migration can settle.
+ */
+export async function makeMigration(db: Database, projectDir: string, pipelines: readonly PipelineDefinition[], name?: string, now: DateTime = DateTime.utc()): Promise<MadeMigration> {
+  if (name !== undefined && !MIGRATION_NAME.test(name)) throw new UsageError(`--make: a migration name is lowercase letters, digits and _ (got ${JSON.stringify(name)})`);
+  const differences: SchemaDifference[] = [];
+  for (const pipeline of pipelines) differences.push(...(await findSchemaDrift(db, pipeline)));
+  if (differences.length === 0) return { differences };
+  const source = migrationSource(pipelines, differences, now);
+  const dir = path.join(projectDir, 'migrations');
+  mkdirSync(dir, { recursive: true });
+  const file = migrationFileName(dir, name ?? suggestedMigrationName(differences), now);
+  writeFileSync(path.join(dir, file), source, { flag: 'wx' });
+  return { differences, file: path.join('migrations', file) };
+}

@@ -1,0 +1,9 @@
+/**
+ * The columns `createPipelineTables` gives every pipeline's tables besides the business columns
+ * (see `MigrationContext.createPipelineTables`). Schema drift compares only the business
+ * columns, and reports a framework column only when it is missing.
+ */
+export const PIPELINE_FRAMEWORK_COLUMNS = {
+  staging: ['seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash'],
+  target: ['id', 'source_system', 'source_reference', 'row_hash', 'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at'],
+} as const;

@@ -1,0 +1,188 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { findSchemaDrift } from '../../src/migration/find-schema-drift.ts';
+import { loadPipeline } from '../../src/pipeline/load-pipeline.ts';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { runCli, summaryOf } from '../helpers/run-cli.ts';
+import { createScratchProject, type ScratchProject } from '../helpers/scratch-project.ts';
+
+const DAY = '2026-03-02';
+const TABLES = "{ staging: 'stg_prices', target: 'prices' }";
+const MIGRATED_COLUMNS = '{ price: column.decimal(10, 8), qty: column.integer() }';
+
+/** A CSV pipeline `prices` (ref, price, qty, note) with the given columns and values. */
+function pipelineSource(columns: string, values: string): string {
+  return `import { z } from 'zod';
+import { column, csvSource, definePipeline, type PipelineRecord, type SourceRow } from 'idem';
+
+type Row = { ref: string; price: string; qty: string; note: string };
+async function* records(rows: AsyncIterable<SourceRow<Row>>): AsyncGenerator<PipelineRecord> {
+  for await (const row of rows) {
+    const v = row.value;
+    yield { sourceReference: v.ref, line: row.line, values: ${values} };
+  }
+}
+
+export const pipeline = definePipeline({
+  name: 'prices',
+  sourceSystem: 'test',
+  timeZone: 'UTC',
+  source: csvSource({
+    directory: 'data',
+    fileForDate: (d) => \`\${d}.csv\`,
+    header: ['ref', 'price', 'qty', 'note'],
+    row: z.object({ ref: z.string(), price: z.string(), qty: z.string(), note: z.string() }),
+  }),
+  toRecords: records,
+  tables: ${TABLES},
+  columns: ${columns},
+  duplicateKeys: 'error',
+});
+`;
+}
+
+const MIGRATION = `import type { Knex } from 'knex';
+import { column, type MigrationContext } from 'idem';
+export async function up(_knex: Knex, idem: MigrationContext): Promise<void> {
+  await idem.createPipelineTables({ ...${TABLES}, columns: ${MIGRATED_COLUMNS} });
+}
+export async function down(_knex: Knex, idem: MigrationContext): Promise<void> {
+  await idem.dropPipelineTables(${TABLES});
+}
+`;
+
+const CSV = 'ref,price,qty,note\nA,2.55000000,3,first\nB,0.12345678,10,\nC,10.50000000,1,third\n';
+
+describeEachDialect('schema drift: columns against the live tables, before any write', (dialect) => {
+  let testDb: TestDatabase;
+  let project: ScratchProject;
+  let db: Database;
+  let env: Record<string, string>;
+
+  beforeEach(async (context) => {
+    testDb = await createTestDatabase(dialect, context.task.name);
+    project = createScratchProject('drift');
+    env = { DATABASE_URL: testDb.url, IDEM_PROJECT_DIR: project.dir, IDEM_SOURCE_DIR: project.dataDir };
+    writeFileSync(path.join(project.dataDir, `${DAY}.csv`), CSV);
+    db = await openDatabase({ databaseUrl: testDb.url, projectDir: project.dir });
+  });
+
+  afterEach(async () => {
+    await db.close();
+    await testDb.drop();
+    project.remove();
+  });
+
+  async function cli(args: string[]) {
+    return runCli(args, env);
+  }
+
+  /** Every row of the tables a run writes, to show a refused run wrote nothing. */
+  async function snapshot(): Promise<Record<string, unknown[]>> {
+    const tables: Record<string, string> = { prices: 'id', stg_prices: 'seq', job_runs: 'id', post_ledger: 'id', quarantine: 'id' };
+    const out: Record<string, unknown[]> = {};
+    for (const [table, order] of Object.entries(tables)) out[table] = await db.knex(table).select('*').orderBy(order);
+    return out;
+  }
+
+  async function migrateAndRunClean(): Promise<void> {
+    project.writeMigration('20261202000000_create_prices', MIGRATION);
+    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    const migrated = await cli(['migrate']);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    const first = await cli(['run', 'prices', '--date', DAY]);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    expect(summaryOf(first).counts.upsert).toMatchObject({ inserted: 3 });
+  }
+
+  it('a changed type and nullability: exit 2 with the column-by-column diff and the fix; nothing written', async () => {
+    await migrateAndRunClean();
+    const before = await snapshot();
+    expect(before.prices).toHaveLength(3);
+    expect(before.job_runs).toHaveLength(1);
+    // The bug seen on main: text() against a migrated decimal(10,8) (399 false updates); and an
+    // integer column declared as nullable text, which every dialect's catalog shows.
+    project.writePipeline('prices', pipelineSource('{ price: column.text(), qty: column.text({ nullable: true }) }', '{ price: v.price, qty: v.qty }'));
+    const refused = await cli(['run', 'prices', '--date', DAY, '--force']);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    const lines = refused.stderr.split('\n');
+    expect(refused.stderr).toContain('schema drift in pipeline prices');
+    expect(refused.stderr).toContain('nothing was written');
+    expect(lines.find((line) => /^table\s+column\s+pipeline declares\s+needs\s+database has$/.test(line))).toBeDefined();
+    const qtyLine = (table: string) => lines.find((line) => line.startsWith(`${table} `) && /\sqty\s/.test(line));
+    const liveQty = { sqlite: 'integer', postgres: 'bigint', mysql: 'bigint', mssql: 'bigint' }[dialect];
+    const textType = { sqlite: 'text', postgres: 'text', mysql: 'longtext', mssql: 'nvarchar(max)' }[dialect];
+    for (const table of ['stg_prices', 'prices']) {
+      expect(qtyLine(table)).toMatch(new RegExp(`^${table}\\s+qty\\s+column\\.text\\(\\{ nullable: true \\}\\)\\s+${textType.replace(/[()]/g, '\\$&')} null\\s+${liveQty} not null$`));
+    }
+    const priceLine = lines.find((line) => line.startsWith('prices ') && /\sprice\s/.test(line));
+    if (dialect === 'sqlite') expect(priceLine).toBeUndefined(); // both text in SQLite: not visible
+    else expect(priceLine).toMatch(new RegExp(`column\\.text\\(\\)\\s+${textType.replace(/[()]/g, '\\$&')} not null\\s+${dialect === 'postgres' ? 'numeric' : 'decimal'}\\(10,8\\) not null$`));
+    expect(refused.stderr).toContain('fix: idem migrate --make alter_prices');
+    expect(refused.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('a missing migration: exit 2 naming the tables and the fix, not a raw database error; nothing written', async () => {
+    const migrated = await cli(['migrate']);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    const before = await snapshot().catch(() => undefined);
+    expect(before).toBeUndefined(); // the pipeline's tables do not exist
+    const refused = await cli(['run', 'prices', '--date', DAY]);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('table(s) stg_prices, prices do not exist (a migration is missing)');
+    expect(refused.stderr).toMatch(/^stg_prices\s+\(table\)\s+staging table of prices\s+no such table$/m);
+    expect(refused.stderr).toContain('fix: idem migrate --make create_prices');
+    expect(refused.stderr).not.toMatch(/no such table: |does not exist\n\s+at /);
+    expect(await db.knex('job_runs').count({ n: '*' })).toEqual([{ n: expect.anything() }]);
+    expect(Number((await db.knex('job_runs').count({ n: '*' }))[0]!.n)).toBe(0);
+  });
+
+  it('migrate --make: an added column and a type change; make → migrate → run is clean and drift-free', async () => {
+    await migrateAndRunClean();
+    const changedColumns = '{ price: column.decimal(10, 8), qty: column.decimal(12, 2), note: column.text({ nullable: true }) }';
+    project.writePipeline('prices', pipelineSource(changedColumns, "{ price: v.price, qty: `${v.qty}.00`, note: v.note === '' ? null : v.note }"));
+    const before = await snapshot();
+
+    const made = await cli(['migrate', '--make', 'qty_decimal_and_note']);
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    const file = readdirSync(path.join(project.dir, 'migrations')).find((name) => name.endsWith('_qty_decimal_and_note.ts'));
+    expect(file).toBeDefined();
+    expect(file! > '20261202000000_create_prices.ts').toBe(true);
+    expect(made.stdout).toContain(`wrote migrations/${file}`);
+    const source = readFileSync(path.join(project.dir, 'migrations', file!), 'utf8');
+    for (const table of ['stg_prices', 'prices']) {
+      expect(source).toContain(`await idem.alterColumns('${table}', {\n    add: {\n      note: column.text({ nullable: true }),\n    },\n    alter: {\n      qty: column.decimal(12, 2),\n    },\n  });`);
+      expect(source).toContain(`await idem.alterColumns('${table}', { drop: ['note'] });`);
+    }
+    expect(await snapshot()).toEqual(before); // --make applies nothing
+
+    // A run before the migration is applied: refused (pending migration).
+    const early = await cli(['run', 'prices', '--date', DAY, '--force']);
+    expect(early.code).toBe(2);
+
+    const migrated = await cli(['migrate']);
+    expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
+    expect(await findSchemaDrift(db, await loadPipeline(project.dir, 'prices'))).toEqual([]);
+    const again = await cli(['migrate', '--make']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('no differences');
+
+    const run = await cli(['run', 'prices', '--date', DAY, '--force']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    // The new note values are real changes (A and C); B's note stays null and its qty is equal.
+    const rows = await db.knex('prices').select('source_reference', 'qty', 'note').orderBy('source_reference');
+    expect(rows.map((row) => ({ ...row, qty: db.adapter.fromDriverValue({ type: 'decimal', precision: 12, scale: 2, nullable: false }, row.qty) }))).toEqual([
+      { source_reference: 'A', qty: '3.00', note: 'first' },
+      { source_reference: 'B', qty: '10.00', note: null },
+      { source_reference: 'C', qty: '1.00', note: 'third' },
+    ]);
+    const rerun = await cli(['run', 'prices', '--date', DAY, '--force']);
+    expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+    expect(summaryOf(rerun).counts.upsert).toMatchObject({ inserted: 0, updated: 0 });
+  });
+});
