@@ -71,9 +71,11 @@ describeEachDialect('schema drift: columns against the live tables, before any w
   });
 
   afterEach(async () => {
-    await db.close();
-    await testDb.drop();
-    project.remove();
+    // This test's own, even if a slow hook overlaps the next test's setup.
+    const [mine, database, scratch] = [db, testDb, project];
+    scratch.remove();
+    await mine.close();
+    await database.drop();
   });
 
   async function cli(args: string[]) {
