@@ -1,7 +1,7 @@
 import { Big } from 'big.js';
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import { column, csvSource, definePipeline, groupRows, type DestinationDefinition, type PipelineRecord, type PostedRow, type SourceRow } from 'idem';
+import { canonical, column, csvSource, definePipeline, groupRows, type DestinationDefinition, type PipelineRecord, type PostedRow, type SourceRow } from 'idem';
 
 /** The shop's local time zone: the files' times and the business date are Europe/London. */
 const TIME_ZONE = 'Europe/London';
@@ -30,23 +30,27 @@ function instantOf(localTime: string): string | null {
   return instant;
 }
 
-/** One line of the UCI "Online Retail" daily files, validated. */
+/**
+ * One line of the UCI "Online Retail" daily files, validated. Surrounding whitespace is not
+ * data: every field is trimmed first, so a re-export that pads fields changes nothing.
+ */
 const InvoiceLine = z.object({
-  InvoiceNo: z.string().regex(/^[A-Z]?\d+$/, 'expected an invoice number such as 536365 or C536379'),
-  StockCode: z.string().min(1, 'must not be empty'),
-  Description: z.string(),
+  InvoiceNo: z.string().trim().regex(/^[A-Z]?\d+$/, 'expected an invoice number such as 536365 or C536379'),
+  StockCode: z.string().trim().min(1, 'must not be empty'),
+  Description: z.string().trim(),
   // Converted where the invoice is built, not by a zod transform: a transform per field per
   // row costs a third of the validation's allocations on a year file.
-  Quantity: z.string().regex(/^-?\d+$/, 'expected an integer'),
+  Quantity: z.string().trim().regex(/^-?\d+(\.0+)?$/, 'expected an integer'),
   // Every line's time is checked, not only the invoice's earliest, which becomes `invoiced_at`.
   InvoiceDate: z
     .string()
+    .trim()
     .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, { message: 'expected YYYY-MM-DD HH:MM:SS', abort: true })
     .refine((value) => instantOf(value) !== null, `expected a date and time that exist in ${TIME_ZONE}`),
-  UnitPrice: z.string().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal number'),
+  UnitPrice: z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'expected a decimal number'),
   // Written as a float (`17850.0`) where present; empty for guests.
-  CustomerID: z.string().regex(/^(\d+(\.0+)?)?$/, 'expected a whole customer number or nothing'),
-  Country: z.string().min(1, 'must not be empty'),
+  CustomerID: z.string().trim().regex(/^(\d+(\.0+)?)?$/, 'expected a whole customer number or nothing'),
+  Country: z.string().trim().min(1, 'must not be empty'),
 });
 type InvoiceLine = z.output<typeof InvoiceLine>;
 
@@ -58,11 +62,14 @@ async function* invoices(rows: AsyncIterable<SourceRow<InvoiceLine>>): AsyncGene
   for await (const group of groupRows(rows, { key: (line) => line.InvoiceNo })) {
     const first = group.rows[0]!;
     let total = new Big(0);
+    // Canonical values, nested ones included: a re-export that writes 2.5500 for 2.55, 6.0 for
+    // 6 or 17850 for 17850.0 is the same invoice, so no update and no post.
     const lines = group.rows.map((line) => {
-      const quantity = Number(line.Quantity);
-      const amount = new Big(line.UnitPrice).times(quantity);
+      const quantity = canonical.integer(line.Quantity);
+      const unitPrice = canonical.decimal(line.UnitPrice);
+      const amount = new Big(unitPrice).times(quantity);
       total = total.plus(amount);
-      return { stock_code: line.StockCode, description: line.Description, quantity, unit_price: line.UnitPrice, amount: amount.toFixed(3) };
+      return { stock_code: line.StockCode, description: line.Description, quantity, unit_price: unitPrice, amount: amount.toFixed(3) };
     });
     const issued = group.rows.reduce((min, line) => (line.InvoiceDate < min ? line.InvoiceDate : min), first.InvoiceDate);
     yield {
@@ -70,7 +77,7 @@ async function* invoices(rows: AsyncIterable<SourceRow<InvoiceLine>>): AsyncGene
       line: group.line,
       values: {
         document_type: group.key.startsWith('C') ? 'credit_note' : 'invoice',
-        customer_id: first.CustomerID === '' ? null : first.CustomerID.replace(/\.0+$/, ''),
+        customer_id: canonical.id(first.CustomerID),
         country: first.Country,
         // Validated with every line: never null here.
         invoiced_at: instantOf(issued)!,

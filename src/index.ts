@@ -3,6 +3,7 @@ export { definePipeline } from './pipeline/define-pipeline.ts';
 export type { PipelineDefinition, DuplicateKeyRule } from './pipeline/pipeline-definition.ts';
 export type { PipelineRecord } from './pipeline/pipeline-record.ts';
 export { column } from './column/column-type.ts';
+export { canonical } from './column/canonical.ts';
 export type { ColumnSpec, ColumnSpecs, ColumnType } from './column/column-type.ts';
 export { csvSource } from './source/csv-source.ts';
 export type { CsvSource } from './source/csv-source.ts';

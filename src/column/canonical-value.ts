@@ -5,9 +5,31 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
+ * A JSON value with every object's keys in sorted order (arrays keep theirs), as `JSON.stringify`
+ * would write it (`toJSON` applied, `undefined` members left out), so two documents that differ
+ * only in key order are one value, hash equal and store equal.
+ * @throws TypeError for a number JSON cannot hold (NaN, ±Infinity).
+ */
+function sortedJson(name: string, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => sortedJson(name, item));
+  if (value !== null && typeof value === 'object') {
+    const json = (value as { toJSON?: () => unknown }).toJSON;
+    if (typeof json === 'function') return sortedJson(name, json.call(value));
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member !== undefined && typeof member !== 'function') sorted[key] = sortedJson(name, member);
+    }
+    return sorted;
+  }
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError(`column ${name}: a JSON number must be finite (got ${value})`);
+  return value;
+}
+
+/**
  * Checks one business value against its column and returns its canonical form (see
  * `ColumnType`): decimals become strings with exactly `scale` decimals, instants ISO UTC with
- * milliseconds. The row hash covers canonical values, so equal values always hash equal.
+ * milliseconds, JSON documents with their object keys sorted at every depth. The row hash covers canonical values, so equal values always hash equal.
  *
  * @throws TypeError naming the column, the rule and the value.
  */
@@ -25,7 +47,7 @@ export function canonicalValue(name: string, spec: ColumnSpec, value: unknown): 
     case 'boolean':
       return typeof value === 'boolean' ? value : fail('must be a boolean');
     case 'json':
-      return value;
+      return sortedJson(name, value);
     case 'date':
       return typeof value === 'string' && DATE.test(value) ? value : fail('must be a YYYY-MM-DD string');
     case 'instant': {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalValue } from '../../src/column/canonical-value.ts';
+import { canonical } from '../../src/column/canonical.ts';
 import { column } from '../../src/column/column-type.ts';
 import { rowHash } from '../../src/pipeline/row-hash.ts';
 
@@ -33,5 +34,49 @@ describe('rowHash', () => {
     expect(rowHash('shop', '536366', ['invoice', null, '139.12'])).not.toBe(base);
     expect(rowHash('shop', '536365', ['invoice', '', '139.12'])).not.toBe(base);
     expect(rowHash('shop', '536365', ['invoice', null, '139.120'])).not.toBe(base);
+  });
+});
+
+describe('canonicalValue of json columns', () => {
+  it('sorts object keys at every depth, keeps array order, and refuses non-finite numbers', () => {
+    const doc = column.json();
+    const a = canonicalValue('doc', doc, { b: 1, a: [{ y: 2, x: 1 }, 3], c: { e: null, d: 'x' } });
+    const b = canonicalValue('doc', doc, { c: { d: 'x', e: null }, a: [{ x: 1, y: 2 }, 3], b: 1 });
+    expect(JSON.stringify(a)).toBe('{"a":[{"x":1,"y":2},3],"b":1,"c":{"d":"x","e":null}}');
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(rowHash('s', 'r', [a])).toBe(rowHash('s', 'r', [b]));
+    expect(JSON.stringify(canonicalValue('doc', doc, [{ b: 1, a: undefined }]))).toBe('[{"b":1}]');
+    expect(() => canonicalValue('doc', doc, { n: Number.NaN })).toThrow('column doc: a JSON number must be finite (got NaN)');
+  });
+});
+
+describe('canonical', () => {
+  it('decimal: the shortest exact text, or exactly `scale` decimals; never rounds', () => {
+    expect(canonical.decimal('2.5500')).toBe('2.55');
+    expect(canonical.decimal(' 2.55 ')).toBe('2.55');
+    expect(canonical.decimal('+010')).toBe('10');
+    expect(canonical.decimal('.5')).toBe('0.5');
+    expect(canonical.decimal('3.')).toBe('3');
+    expect(canonical.decimal('-0.00')).toBe('0');
+    expect(canonical.decimal('0.00000001')).toBe('0.00000001');
+    expect(canonical.decimal('2.5', 3)).toBe('2.500');
+    expect(canonical.decimal('2.55000', 2)).toBe('2.55');
+    expect(() => canonical.decimal('2.555', 2)).toThrow('decimal: has more than 2 decimals (got "2.555")');
+    expect(() => canonical.decimal('2,55')).toThrow('decimal: expected a decimal number such as 2.55 (got "2,55")');
+    expect(() => canonical.decimal('1e3')).toThrow('expected a decimal number');
+  });
+
+  it('integer, id and text', () => {
+    expect(canonical.integer('6.0')).toBe(6);
+    expect(canonical.integer(' -12 ')).toBe(-12);
+    expect(() => canonical.integer('6.5')).toThrow('integer: expected a whole number such as 6 (got "6.5")');
+    expect(() => canonical.integer('9007199254740993')).toThrow('is beyond');
+    expect(canonical.id('17850.0')).toBe('17850');
+    expect(canonical.id(' 17850 ')).toBe('17850');
+    expect(canonical.id('007')).toBe('007');
+    expect(canonical.id('  ')).toBeNull();
+    expect(() => canonical.id('17850.5')).toThrow('id: expected a whole number such as 17850 or 17850.0 (got "17850.5")');
+    expect(canonical.text('  United Kingdom ')).toBe('United Kingdom');
+    expect(canonical.optionalText(' \t')).toBeNull();
   });
 });
