@@ -10,5 +10,7 @@ import type { CheckContext } from './check-context.ts';
 export interface PipelineCheck {
   /** What it checks, in a few words (for the docs and debug logs). */
   readonly name: string;
+  /** True when it reads the database (`idem check --no-database` leaves it out). Default false. */
+  readonly needsDatabase?: boolean;
   readonly check: (pipeline: PipelineDefinition, ctx: CheckContext) => Promise<readonly string[]> | readonly string[];
 }

@@ -1,4 +1,5 @@
 import { checkDestinationUrls } from './check-destination-urls.ts';
+import { checkSchemaDrift } from './check-schema-drift.ts';
 import { checkSourceLocation } from './check-source-location.ts';
 import type { PipelineCheck } from './pipeline-check.ts';
 
@@ -12,5 +13,5 @@ import type { PipelineCheck } from './pipeline-check.ts';
 export const PIPELINE_CHECKS: readonly PipelineCheck[] = [
   checkSourceLocation,
   checkDestinationUrls,
-  // Columns against the migrated staging and target tables: comes with the schema drift check.
+  checkSchemaDrift,
 ];

@@ -157,11 +157,12 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
 
   program
     .command('check')
-    .description('every load-time check of the pipelines (definitions, header against schema, URLs, source directories); runs nothing')
+    .description('every load-time check of the pipelines (definitions, header against schema, URLs, source directories, columns against the database); runs nothing')
     .argument('[pipelines...]', 'pipeline names (default: every pipeline in pipelines/)')
-    .action(async (names: string[]) => {
+    .option('--no-database', 'leave out the checks that read the database (columns against the staging and target tables)')
+    .action(async (names: string[], options: { database: boolean }) => {
       const { checkCommand } = await import('./commands/check-command.ts');
-      outcome = await checkCommand(names);
+      outcome = await checkCommand(names, { database: options.database });
     });
 
   program

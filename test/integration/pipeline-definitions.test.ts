@@ -116,12 +116,12 @@ describeEachDialect("a pipeline's own mistakes in toRecords: exit 2 naming the c
 });
 
 describe('idem check: every load-time check, one line per problem, nothing run', () => {
-  // No DATABASE_URL: none of these checks opens the database (a SQLite file here would be created).
+  // --no-database: none of these checks opens the database (a SQLite file here would be created).
   const env = { IDEM_PROJECT_DIR: PROJECT, DATABASE_URL: 'sqlite:/nonexistent-dir/never-opened.sqlite3' };
   const projectDir = path.join(PROJECT_DIR, PROJECT);
 
   it('lists each definition mistake, a missing source directory and missing URLs, and exits 2', async () => {
-    const result = await runCli(['check'], env);
+    const result = await runCli(['check', '--no-database'], env);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout.split('\n')).toEqual([
       'pipelines/duplicate-keys-typo.ts: pipeline duplicateKeys must be one of "error", "last-wins", "collapse-identical" (got "last_wins")',
@@ -143,7 +143,7 @@ describe('idem check: every load-time check, one line per problem, nothing run',
       IDEM_SOURCES: JSON.stringify({ 'unconfigured-urls': { url: 'http://127.0.0.1:9' } }),
       IDEM_DESTINATIONS: JSON.stringify({ 'people-api': { url: 'http://127.0.0.1:9' } }),
     };
-    const result = await runCli(['check', 'good-people', 'unconfigured-urls', 'typo-values'], configured);
+    const result = await runCli(['check', '--no-database', 'good-people', 'unconfigured-urls', 'typo-values'], configured);
     expect([result.code, result.stdout, result.stderr]).toEqual([0, '3 pipelines checked: no problems\n', '']);
   });
 

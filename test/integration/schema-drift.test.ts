@@ -126,6 +126,19 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     expect(refused.stderr).toContain('fix: idem migrate --make alter_prices');
     expect(refused.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await snapshot()).toEqual(before);
+
+    // idem check finds the same differences, one line each, without running anything.
+    const checked = await cli(['check', 'prices']);
+    expect(checked.code, checked.stderr).toBe(2);
+    const checkLines = checked.stdout.trimEnd().split('\n');
+    for (const table of ['stg_prices', 'prices']) {
+      const role = table === 'prices' ? 'target' : 'staging';
+      expect(checkLines).toContain(
+        `pipelines/prices.ts: schema drift: ${role} table ${table} column qty: the pipeline needs ${textType} null, the database has ${liveQty} not null; fix: idem migrate --make alter_prices`,
+      );
+    }
+    expect(checkLines.at(-1)).toBe(`${dialect === 'sqlite' ? 2 : 3} problems in 1 of 1 pipeline`);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('a missing migration: exit 2 naming the tables and the fix, not a raw database error; nothing written', async () => {
