@@ -137,7 +137,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
         `pipelines/prices.ts: schema drift: ${role} table ${table} column qty: the pipeline needs ${textType} null, the database has ${liveQty} not null; fix: idem migrate --make alter_prices`,
       );
     }
-    expect(checkLines.at(-1)).toBe(`${dialect === 'sqlite' ? 2 : 3} problems in 1 of 1 pipeline`);
+    expect(checkLines.at(-1)).toBe(`${dialect === 'sqlite' ? 2 : 4} problems in 1 of 1 pipeline`);
     expect(await snapshot()).toEqual(before);
   });
 
