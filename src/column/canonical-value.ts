@@ -2,6 +2,8 @@ import { Big } from 'big.js';
 import type { ColumnSpec } from './column-type.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** The most significant digits a JSON number carries exactly through a double (IEEE 754: 15). */
+const EXACT_NUMBER_DIGITS = 15;
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
@@ -29,13 +31,17 @@ function sortedJson(name: string, value: unknown): unknown {
 /**
  * Checks one business value against its column and returns its canonical form (see
  * `ColumnType`): decimals become strings with exactly `scale` decimals, instants ISO UTC with
- * milliseconds, JSON documents with their object keys sorted at every depth. The row hash covers canonical values, so equal values always hash equal.
+ * milliseconds, JSON documents with their object keys sorted at every depth., floats finite numbers. The row hash covers canonical values, so equal values
+ * always hash equal. A decimal may come as a string, a `Big`, or a JSON number (as an HTTP JSON
+ * source parses it) of at most 15 significant digits, which a double carries exactly; a float as
+ * a number or a decimal string.
  *
  * @throws TypeError naming the column, the rule and the value.
  */
-export function canonicalValue(name: string, spec: ColumnSpec, value: unknown): unknown {
+export function canonicalValue(name: string, spec: ColumnSpec, input: unknown): unknown {
+  let value = input;
   const fail = (rule: string): never => {
-    throw new TypeError(`column ${name}: ${rule} (got ${JSON.stringify(value)})`);
+    throw new TypeError(`column ${name}: ${rule} (got ${JSON.stringify(input)})`);
   };
   if (value === null || value === undefined) return spec.nullable ? null : fail('must not be null');
   switch (spec.type) {
@@ -54,8 +60,19 @@ export function canonicalValue(name: string, spec: ColumnSpec, value: unknown): 
       if (value instanceof Date) return Number.isNaN(value.getTime()) ? fail('must be a valid Date') : value.toISOString();
       return typeof value === 'string' && INSTANT.test(value) ? value : fail('must be a Date or an ISO UTC string with ms');
     }
+    case 'float': {
+      const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      if (typeof number !== 'number') return fail('must be a number');
+      return Number.isFinite(number) ? (Object.is(number, -0) ? 0 : number) : fail('must be a finite number');
+    }
     case 'decimal': {
-      if (typeof value !== 'string' && !(value instanceof Big)) fail('must be a decimal string or Big (never a float)');
+      if (typeof value === 'number') {
+        if (!Number.isFinite(value)) fail('must be a finite number');
+        const significant = new Big(value).c.length;
+        if (significant > EXACT_NUMBER_DIGITS) fail(`is a JSON number of more than ${EXACT_NUMBER_DIGITS} significant digits, which a double does not carry exactly; send it as a string`);
+        value = new Big(value);
+      }
+      if (typeof value !== 'string' && !(value instanceof Big)) fail('must be a decimal string, a Big or a JSON number');
       let big: Big;
       try {
         big = new Big(value as string);

@@ -11,9 +11,30 @@ describe('canonicalValue', () => {
     expect(canonicalValue('total', money, '10.5')).toBe('10.50');
     expect(canonicalValue('total', money, '-0.1')).toBe('-0.10');
     expect(canonicalValue('total', money, '1234.00')).toBe('1234.00');
-    expect(() => canonicalValue('total', money, 10.5)).toThrow('column total: must be a decimal string or Big (never a float) (got 10.5)');
+    expect(() => canonicalValue('total', money, true)).toThrow('column total: must be a decimal string, a Big or a JSON number (got true)');
     expect(() => canonicalValue('total', money, '1.005')).toThrow('column total: has more than 2 decimals (got "1.005")');
     expect(() => canonicalValue('total', money, '12345.00')).toThrow('column total: needs more than 6 digits');
+  });
+
+  it('takes a JSON number for a decimal when a double carries it exactly', () => {
+    expect(canonicalValue('total', money, 10.5)).toBe('10.50');
+    expect(canonicalValue('total', money, 0.1)).toBe('0.10');
+    expect(canonicalValue('total', column.decimal(20, 2), 1234567890123.45)).toBe('1234567890123.45');
+    expect(() => canonicalValue('total', money, 1.005)).toThrow('column total: has more than 2 decimals (got 1.005)');
+    expect(() => canonicalValue('total', column.decimal(20, 2), 12345678901234.56)).toThrow('more than 15 significant digits');
+  });
+
+  it('keeps a float as the double it is, from a number or decimal text', () => {
+    const reading = column.float();
+    expect(canonicalValue('temp', reading, 0.1)).toBe(0.1);
+    expect(canonicalValue('temp', reading, '0.10')).toBe(0.1);
+    expect(canonicalValue('temp', reading, '-12.5e-3')).toBe(-0.0125);
+    expect(Object.is(canonicalValue('temp', reading, -0), 0)).toBe(true);
+    expect(() => canonicalValue('temp', reading, Number.NaN)).toThrow('column temp: must be a finite number');
+    expect(() => canonicalValue('temp', reading, 'warm')).toThrow('column temp: must be a finite number (got "warm")');
+    expect(() => canonicalValue('temp', reading, true)).toThrow('column temp: must be a number (got true)');
+    expect(rowHash('s', 'k', [canonicalValue('temp', reading, '0.10')])).toBe(rowHash('s', 'k', [0.1]));
+    expect(rowHash('s', 'k', [0.1])).not.toBe(rowHash('s', 'k', [0.1000000000000001]));
   });
 
   it('checks nulls, dates and instants', () => {

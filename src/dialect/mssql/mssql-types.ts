@@ -60,6 +60,7 @@ export function mssqlColumnType(name: string, spec: ColumnSpec): string {
     case 'decimal':
       assertExactMssqlDecimal(name, spec);
       return `decimal(${spec.precision ?? MSSQL_EXACT_DECIMAL_DIGITS}, ${spec.scale ?? 0})`;
+    case 'float': return 'float(53)';
     case 'date': return 'date';
     case 'instant': return 'datetime2(3)';
     case 'boolean': return 'bit';
@@ -106,6 +107,7 @@ export function fromMssqlValue(spec: ColumnSpec, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (spec.type) {
     case 'integer': return Number(value); // tedious reads bigint as a string
+    case 'float': return Number(value);
     case 'decimal': {
       if (typeof value !== 'number') return String(value);
       assertExactMssqlDecimal('(read)', spec);
@@ -130,6 +132,7 @@ export function mssqlBulkColumnType(name: string, spec: ColumnSpec): MssqlBulkCo
     case 'decimal':
       assertExactMssqlDecimal(name, spec);
       return { type: TYPES.Decimal, options: { nullable, precision: spec.precision ?? MSSQL_EXACT_DECIMAL_DIGITS, scale: spec.scale ?? 0 } };
+    case 'float': return { type: TYPES.Float, options: { nullable } };
     case 'date': return { type: TYPES.Date, options: { nullable } };
     case 'instant': return { type: TYPES.DateTime2, options: { nullable, scale: 3 } };
     case 'boolean': return { type: TYPES.Bit, options: { nullable } };

@@ -53,7 +53,7 @@ export function exactCollation(flavour: MysqlFlavour): string {
 /**
  * Adds a business column with a MySQL/MariaDB type that holds its canonical value exactly:
  * text `varchar(n)` (with `maxLength`) or `longtext`, both in the exact collation; integer
- * `bigint`; decimal `decimal(p, s)`; date `date`; instant `datetime(3)` holding UTC; boolean
+ * `bigint`; decimal `decimal(p, s)`; float `double`; date `date`; instant `datetime(3)` holding UTC; boolean
  * `tinyint(1)`; json `longtext` in the exact collation (not the JSON type, which normalises the
  * text it stores and would make an unchanged document compare as changed).
  */
@@ -64,6 +64,7 @@ export function addMysqlColumn(table: Knex.TableBuilder, name: string, spec: Col
         return (spec.maxLength === undefined ? table.text(name, 'longtext') : table.string(name, spec.maxLength)).collate(collation);
       case 'integer': return table.bigInteger(name);
       case 'decimal': return table.decimal(name, spec.precision, spec.scale);
+      case 'float': return table.double(name);
       case 'date': return table.date(name);
       case 'instant': return table.datetime(name, { precision: 3 });
       case 'boolean': return table.boolean(name);
@@ -99,6 +100,7 @@ export function fromMysqlValue(spec: ColumnSpec, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (spec.type) {
     case 'integer': return Number(value);
+    case 'float': return Number(value);
     case 'boolean': return Number(value) !== 0;
     case 'instant': return value instanceof Date ? value.toISOString() : instantFromText(String(value));
     case 'json': return JSON.parse(value as string);

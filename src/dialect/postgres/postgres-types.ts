@@ -21,6 +21,7 @@ export function addPostgresColumn(table: Knex.TableBuilder, name: string, spec: 
       case 'text': return spec.maxLength === undefined ? table.text(name) : table.string(name, spec.maxLength);
       case 'integer': return table.bigInteger(name);
       case 'decimal': return table.decimal(name, spec.precision, spec.scale);
+      case 'float': return table.double(name);
       case 'date': return table.date(name);
       case 'instant': return table.timestamp(name, { useTz: true, precision: 3 });
       case 'boolean': return table.boolean(name);
@@ -41,6 +42,7 @@ export function fromPostgresValue(spec: ColumnSpec, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (spec.type) {
     case 'integer': return Number(value);
+    case 'float': return Number(value);
     case 'instant': return (value as Date).toISOString();
     case 'json': return JSON.parse(value as string);
     default: return value;

@@ -4,11 +4,11 @@ import type { ColumnSpec } from '../../column/column-type.ts';
 /**
  * Adds a business column with a SQLite type that holds its canonical value exactly. SQLite has
  * no decimal type (knex's `decimal` is a REAL affinity that rounds), so decimals, dates and
- * instants are stored as their canonical text, which compares exactly. Text compares with
+ * instants are stored as their canonical text (floats as REAL, an 8-byte double), which compares exactly. Text compares with
  * SQLite's default BINARY collation: exactly, case and trailing spaces included.
  */
 export function addSqliteColumn(table: Knex.TableBuilder, name: string, spec: ColumnSpec): Knex.ColumnBuilder {
-  const builder = spec.type === 'integer' || spec.type === 'boolean' ? table.integer(name) : table.text(name);
+  const builder = spec.type === 'integer' || spec.type === 'boolean' ? table.integer(name) : spec.type === 'float' ? table.double(name) : table.text(name);
   return spec.nullable ? builder.nullable() : builder.notNullable();
 }
 
@@ -25,6 +25,7 @@ export function fromSqliteValue(spec: ColumnSpec, value: unknown): unknown {
   switch (spec.type) {
     case 'boolean': return value === 1;
     case 'integer': return Number(value);
+    case 'float': return Number(value);
     case 'json': return JSON.parse(value as string);
     default: return value;
   }
