@@ -1,6 +1,9 @@
 import { IANAZone } from 'luxon';
 import { httpSettingsProblem } from '../http/http-settings.ts';
+import { columnsRowSchema } from '../source/columns-row-schema.ts';
+import type { SourceRow } from '../source/source-row.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
+import type { PipelineRecord } from './pipeline-record.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
 import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
 import { rowSchemaKeys } from './row-schema-keys.ts';
@@ -35,16 +38,28 @@ export function isPipelineDefinition(value: unknown): value is PipelineDefinitio
  * @throws PipelineDefinitionError (a TypeError) listing every problem found.
  */
 export function definePipeline<Row>(
-  definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations'> &
-    Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations'>>,
+  definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'> &
+    Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'>>,
 ): PipelineDefinition<Row> {
-  const filled: PipelineDefinition<Row> = { description: '', duplicateKeys: 'error' as const, ...definition, destinations: definition.destinations ?? [] };
-  const shapeProblems = pipelineDefinitionProblems(filled);
-  if (shapeProblems.length > 0) throw new PipelineDefinitionError(shapeProblems.map((problem) => `pipeline ${problem}`));
   const problems: string[] = [];
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
     if (!ok) problems.push(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
   };
+  const { key } = definition;
+  check(key === undefined || (typeof key === 'string' && key.length > 0), 'key', 'must name a source field', key);
+  check(key !== undefined || definition.source?.row !== undefined, 'source.row', 'is required without a key (or give the pipeline a key to derive it from the columns)', undefined);
+  check(key !== undefined || definition.toRecords !== undefined, 'toRecords', 'is required without a key (or give the pipeline a key: one record per row)', undefined);
+  if (problems.length > 0) throw new PipelineDefinitionError(problems);
+  const filled: PipelineDefinition<Row> = {
+    description: '',
+    duplicateKeys: 'error' as const,
+    ...definition,
+    source: key === undefined ? definition.source : withDerivedRow(definition.source, key, definition),
+    toRecords: definition.toRecords ?? recordPerRow(key!, Object.keys(definition.columns ?? {})),
+    destinations: definition.destinations ?? [],
+  };
+  const shapeProblems = pipelineDefinitionProblems(filled);
+  if (shapeProblems.length > 0) throw new PipelineDefinitionError(shapeProblems.map((problem) => `pipeline ${problem}`));
   check(PIPELINE_NAME.test(definition.name), 'name', 'must be kebab-case, at most 63 characters', definition.name);
   check(definition.sourceSystem.length > 0, 'sourceSystem', 'must not be empty', definition.sourceSystem);
   check(IANAZone.isValidZone(definition.timeZone), 'timeZone', 'must be an IANA time zone', definition.timeZone);
@@ -64,15 +79,16 @@ export function definePipeline<Row>(
       check(Number.isInteger(scale) && scale >= 0 && scale <= precision, `columns.${name}.scale`, 'must be 0..precision', scale);
     }
   }
-  const { source } = definition;
-  if (source.kind === 'csv') {
+  const { source } = filled;
+  if (source.kind === 'csv' && source.header !== undefined) {
+    const header = source.header;
     const keys = rowSchemaKeys(source.row);
-    const unread = keys?.filter((key) => !source.header.includes(key)) ?? [];
+    const unread = keys?.filter((name) => !header.includes(name)) ?? [];
     if (unread.length > 0) {
-      const spare = source.header.filter((name) => !keys!.includes(name));
+      const spare = header.filter((name) => !keys!.includes(name));
       problems.push(
         `pipeline source.header and source.row differ: the row schema reads ${unread.map((k) => JSON.stringify(k)).join(', ')}, which the header lacks` +
-          `${spare.length ? `; header names the row schema does not read: ${spare.map((k) => JSON.stringify(k)).join(', ')}` : ''} (header ${source.header.join(',')})`,
+          `${spare.length ? `; header names the row schema does not read: ${spare.map((k) => JSON.stringify(k)).join(', ')}` : ''} (header ${header.join(',')})`,
       );
     }
   }
@@ -93,4 +109,23 @@ export function definePipeline<Row>(
   if (problems.length > 0) throw new PipelineDefinitionError(problems);
   Object.defineProperty(filled, DEFINED, { value: true, enumerable: false });
   return Object.freeze(filled);
+}
+
+/** The source with a row schema derived from the columns (and a CSV header from it) where it declares none. */
+function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: string, definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone'>): PipelineDefinition<Row>['source'] {
+  if (source.row !== undefined) return source;
+  const row = columnsRowSchema({ key, columns: definition.columns, form: source.kind === 'csv' ? 'text' : 'json', timeZone: definition.timeZone });
+  if (source.kind === 'csv') return Object.freeze({ ...source, row, header: source.header ?? [key, ...Object.keys(definition.columns)] }) as typeof source;
+  return Object.freeze({ ...source, row }) as typeof source;
+}
+
+/** The default `toRecords` of a pipeline with a key: each row is the record of its key, with the columns' fields as values. */
+function recordPerRow(key: string, columns: readonly string[]): PipelineDefinition['toRecords'] {
+  return async function* (rows: AsyncIterable<SourceRow<Record<string, unknown>>>): AsyncGenerator<PipelineRecord> {
+    for await (const { line, value } of rows) {
+      const values: Record<string, unknown> = {};
+      for (const name of columns) values[name] = value[name];
+      yield { sourceReference: String(value[key]), line, values };
+    }
+  };
 }

@@ -11,7 +11,7 @@ const rowSchema = z.custom<{ safeParse: unknown }>(
 );
 
 const ColumnSpecSchema = z.strictObject({
-  type: z.enum(['text', 'integer', 'decimal', 'date', 'instant', 'boolean', 'json']),
+  type: z.enum(['text', 'integer', 'decimal', 'float', 'date', 'instant', 'boolean', 'json']),
   nullable: z.boolean(),
   precision: z.number().optional(),
   scale: z.number().optional(),
@@ -20,9 +20,11 @@ const ColumnSpecSchema = z.strictObject({
 
 const CsvSourceSchema = z.strictObject({
   kind: z.literal('csv'),
-  directory: z.string().min(1, { message: 'must be a directory, relative to the project directory' }),
-  fileForDate: fn('a function of the business date'),
+  directory: z.string().min(1, { message: 'must be a directory, relative to the project directory' }).optional(),
+  fileForDate: fn('a function of the business date').optional(),
   header: z.array(z.string()).min(1, { message: 'must name at least one column' }),
+  headerMatch: z.enum(['name', 'position']),
+  nullValues: z.array(z.string()),
   row: rowSchema,
   invalidRows: z.enum(['quarantine', 'fail']),
   missing: z.enum(['error', 'skip']),
@@ -79,6 +81,7 @@ export const PipelineDefinitionSchema = z.strictObject({
   description: z.string(),
   sourceSystem: z.string(),
   timeZone: z.string(),
+  key: z.string().optional(),
   source: z.discriminatedUnion('kind', [CsvSourceSchema, HttpJsonSourceSchema]),
   toRecords: fn('an async generator function of the source rows'),
   tables: z.strictObject({ staging: z.string(), target: z.string() }),

@@ -25,7 +25,18 @@ export interface PipelineDefinition<Row = any> {
   /** IANA time zone of the business date (for example `Europe/London`), never the server's. */
   readonly timeZone: string;
   readonly source: SourceDefinition<Row>;
-  /** Turns validated rows into records; see `groupRows` for records built from several rows. */
+  /**
+   * The source field that holds the business key (the `source_reference`), when each source row
+   * is one record. With it, a source without a `row` schema gets one derived from `columns`
+   * (see `columnsRowSchema`), a CSV source without a `header` takes the key and the column names,
+   * and `toRecords` may be left out: each row becomes the record of its key, its values the
+   * fields of the columns' names. @defaultValue none: `source.row` and `toRecords` are required
+   */
+  readonly key?: string;
+  /**
+   * Turns validated rows into records; see `groupRows` for records built from several rows.
+   * @defaultValue with `key`: one record per row, `values` the row's fields named as the columns
+   */
   readonly toRecords: (rows: AsyncIterable<SourceRow<Row>>) => AsyncIterable<PipelineRecord>;
   /** Table names: both are created by the pipeline's migration (see `createPipelineTables`). */
   readonly tables: { readonly staging: string; readonly target: string };

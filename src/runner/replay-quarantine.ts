@@ -38,7 +38,7 @@ export async function replayQuarantine(ctx: RunContext, args: { pipeline: Pipeli
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-replay-'));
   const file = path.join(dir, 'quarantine-replay.csv');
   try {
-    writeFileSync(file, `${csvLine(pipeline.source.header)}${entries.map((e) => e.raw).join('\n')}\n`);
+    writeFileSync(file, `${csvLine(pipeline.source.header ?? [])}${entries.map((e) => e.raw).join('\n')}\n`);
     const runKey: RunKey = args.runKey.startsWith('file:') ? { kind: 'file', value: args.runKey, file } : dateRunKey(args.runKey);
     // The replay file is idem's own, written as UTF-8 whatever the source's encoding.
     const replayed: PipelineDefinition = { ...pipeline, source: { ...pipeline.source, encoding: 'utf-8' } };

@@ -14,13 +14,16 @@ import type { RunKey } from '../runs/run-key.ts';
  * Called before the run takes its lock, so a configuration error stops it at once.
  * @throws UsageError when an HTTP source has no `IDEM_SOURCES` entry (naming the variable, never
  *   echoing its value), when it is run with `--file`, or when its `path` function gives a path
- *   that does not start with `/`.
+ *   that does not start with `/`, or when a CSV source without dated files is run for a date.
  */
 export function resolveSourceLocation(config: ResolvedConfig, pipeline: PipelineDefinition, runKey: RunKey): string {
   const { source } = pipeline;
   switch (source.kind) {
     case 'csv': {
       if (runKey.kind === 'file') return runKey.file;
+      if (source.directory === undefined || source.fileForDate === undefined) {
+        throw new UsageError(`pipeline "${pipeline.name}" declares no dated files (csvSource directory and fileForDate): run it with --file PATH`);
+      }
       const directory = path.resolve(config.projectDir, config.sourceDir ?? source.directory);
       return path.join(directory, source.fileForDate(runKey.businessDate));
     }

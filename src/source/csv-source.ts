@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import { ZodObject, type ZodType } from 'zod';
 
 /** The character encodings a {@link CsvSource} reads. `latin1` is read as `windows-1252`. */
 export type CsvEncoding = 'utf-8' | 'windows-1252' | 'latin1';
@@ -9,7 +9,12 @@ export type CsvEncoding = 'utf-8' | 'windows-1252' | 'latin1';
  * skipped. The first record is the header. A file that is not what it claims to be fails the
  * run before any of it is upserted, naming the file, line, field, rule and value: bytes that are
  * not in its `encoding`, a NUL byte, a record over `maxRecordBytes`, a last line without a line
- * break, no header at all, or a header that differs.
+ * break, no header at all, or a header that lacks a declared field (or, matched by position,
+ * differs).
+ *
+ * The shortest CSV source declares none of `header`, `row`, `directory` or `fileForDate`: a
+ * pipeline with a `key` derives the row schema from its columns (see `definePipeline`), the
+ * header from the row schema, and a `--file`-only pipeline needs no dated files.
  */
 export interface CsvSource<Row> {
   readonly kind: 'csv';
@@ -17,16 +22,36 @@ export interface CsvSource<Row> {
    * Directory that holds the dated files, relative to the project directory. `IDEM_SOURCE_DIR`
    * overrides it.
    */
-  readonly directory: string;
-  /** The file name for a business date (`YYYY-MM-DD`), for example `d => \`${d}.csv\``. */
-  readonly fileForDate: (businessDate: string) => string;
-  /** The exact header, in order. A file whose header differs fails the run. */
-  readonly header: readonly string[];
+  readonly directory?: string;
   /**
-   * Validates and converts one record, given as `{ [header]: field }`. A record it rejects goes
-   * to the quarantine with the file, line, field and rule (the zod issue).
+   * The file name for a business date (`YYYY-MM-DD`), for example `d => \`${d}.csv\``. Without
+   * it (and `directory`) the pipeline runs only with `--file`; `--date` is refused.
    */
-  readonly row: ZodType<Row>;
+  readonly fileForDate?: (businessDate: string) => string;
+  /**
+   * The fields the file's header must name. @defaultValue the keys of `row` when it is a
+   * `z.object`, in order (`definePipeline` derives both from the columns when neither is given)
+   */
+  readonly header?: readonly string[];
+  /**
+   * How the header is matched. `name`: every name of `header` must occur once in the file's
+   * header, in any order; other fields of the file are not read (a real export has its own
+   * order and columns nobody loads). `position`: the file's header must be `header`, exactly and
+   * in order, and each record must have that many fields. @defaultValue 'name'
+   */
+  readonly headerMatch: 'name' | 'position';
+  /**
+   * Field values read as NULL (before `row` sees them), for example `['', 'NA', 'NULL']`;
+   * compared exactly (case and spaces count). @defaultValue [] (every field is its text)
+   */
+  readonly nullValues: readonly string[];
+  /**
+   * Validates and converts one record, given as `{ [header]: field }` (a null token as
+   * `null`). A record it rejects goes to the quarantine with the file, line, field and rule
+   * (the zod issue). @defaultValue derived from the pipeline's `columns` and `key` by
+   * `definePipeline`
+   */
+  readonly row?: ZodType<Row>;
   /**
    * What a quarantined row does to the run: `quarantine` loads the rest of the file; `fail`
    * reads the whole file (so every bad row is quarantined at once) and then fails the run
@@ -70,12 +95,24 @@ export const CSV_SOURCE_DEFAULTS = Object.freeze({
   emptyFile: 'error',
   lastLineBreak: 'required',
   maxRecordBytes: 1024 * 1024,
+  headerMatch: 'name',
+  nullValues: [] as readonly string[],
 } as const satisfies Partial<CsvSource<unknown>>);
 
 /** The {@link CsvSource} options that have a default. */
 type CsvSourceDefaulted = keyof typeof CSV_SOURCE_DEFAULTS;
 
-/** Builds a {@link CsvSource} with its defaults. */
-export function csvSource<Row>(spec: Omit<CsvSource<Row>, 'kind' | CsvSourceDefaulted> & Partial<Pick<CsvSource<Row>, CsvSourceDefaulted>>): CsvSource<Row> {
-  return Object.freeze({ kind: 'csv' as const, ...CSV_SOURCE_DEFAULTS, ...spec });
+/**
+ * Builds a {@link CsvSource} with its defaults; a `header` left out is the keys of a `z.object`
+ * `row`, in order.
+ * @throws TypeError for a `directory` without `fileForDate` or the other way round.
+ */
+export function csvSource<Row = Record<string, unknown>>(
+  spec: Omit<CsvSource<Row>, 'kind' | CsvSourceDefaulted> & Partial<Pick<CsvSource<Row>, CsvSourceDefaulted>> = {},
+): CsvSource<Row> {
+  if ((spec.directory === undefined) !== (spec.fileForDate === undefined)) {
+    throw new TypeError('csvSource: directory and fileForDate go together (dated files), or neither is given (a --file-only pipeline)');
+  }
+  const header = spec.header ?? (spec.row instanceof ZodObject ? Object.keys(spec.row.shape) : undefined);
+  return Object.freeze({ kind: 'csv' as const, ...CSV_SOURCE_DEFAULTS, ...spec, ...(header ? { header } : {}) });
 }

@@ -36,8 +36,10 @@ export interface HttpJsonSource<Row> {
   /**
    * Validates and converts one item. An item it rejects goes to the quarantine with the page's
    * URL, the item's index (as `line`), the field and the rule (the zod issue).
+   * @defaultValue derived from the pipeline's `columns` and `key` by `definePipeline` (JSON
+   * numbers for integer, decimal and float columns)
    */
-  readonly row: ZodType<Row>;
+  readonly row?: ZodType<Row>;
   /**
    * What a quarantined item does to the run: `quarantine` loads the rest; `fail` reads every page
    * (so every bad item is quarantined at once) and then fails the run before anything is
@@ -84,7 +86,7 @@ export interface HttpJsonSource<Row> {
  * ```
  * @throws TypeError naming the field and the rule it breaks.
  */
-export function httpJsonSource<Row>(
+export function httpJsonSource<Row = Record<string, unknown>>(
   spec: Omit<HttpJsonSource<Row>, 'kind' | 'invalidRows' | 'singleFullPage'> & Partial<Pick<HttpJsonSource<Row>, 'invalidRows' | 'singleFullPage'>>,
 ): HttpJsonSource<Row> {
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {

@@ -4,6 +4,7 @@ import { finished } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
 import { SourceError } from '../errors/source-error.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
+import { csvLine } from '../dialect/csv-line.ts';
 import { CsvByteCheck, type CsvByteFault } from './csv-byte-check.ts';
 import { CSV_SOURCE_DEFAULTS, type CsvSource } from './csv-source.ts';
 import { decodeSourceText } from './decode-source-text.ts';
@@ -13,8 +14,8 @@ import { locateCsvOffset } from './locate-csv-offset.ts';
 import type { SourceRow } from './source-row.ts';
 
 /** What {@link readCsvRows} needs from a `CsvSource`; options left out take `csvSource`'s defaults. */
-export type CsvReadSpec<Row> = Pick<CsvSource<Row>, 'header' | 'row'> &
-  Partial<Pick<CsvSource<Row>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes'>>;
+export type CsvReadSpec<Row> = Required<Pick<CsvSource<Row>, 'header' | 'row'>> &
+  Partial<Pick<CsvSource<Row>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes' | 'headerMatch' | 'nullValues'>>;
 type CsvReadOptions = Required<Pick<CsvSource<unknown>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes'>>;
 
 /** Line breaks inside one field: CRLF, a lone CR and a lone LF each end one line. */
@@ -88,7 +89,11 @@ async function refuseCutFile(file: string, header: readonly string[], options: C
 /**
  * Streams a CSV file through csv-parse and yields validated rows with their starting line.
  * A row with the wrong field count or a value the schema rejects goes to `quarantine`, naming
- * the line, the field and the rule, with the row's text as read. Memory stays flat: one record
+ * the line, the field and the rule, with the row's text as read (when the header was matched by
+ * name and the file's differs from `header`, the row's declared fields in `header`'s order, so
+ * `idem quarantine replay` reads it under `header`). The header is matched by name (every name
+ * of `header` once, in any order, other fields not read) or by position (`headerMatch`); a field
+ * equal to one of `nullValues` is given to the row schema as `null`. Memory stays flat: one record
  * at a time, at most `maxRecordBytes` (plus csv-parse's and the file stream's buffers).
  *
  * The file itself must be what the source says, or the run fails before any row past the fault
@@ -125,7 +130,12 @@ export async function* readCsvRows<Row>(
     maxRecordBytes: spec.maxRecordBytes ?? CSV_SOURCE_DEFAULTS.maxRecordBytes,
   };
   const names = spec.header;
-  const width = names.length;
+  const byName = (spec.headerMatch ?? CSV_SOURCE_DEFAULTS.headerMatch) === 'name';
+  const nullValues = new Set(spec.nullValues ?? CSV_SOURCE_DEFAULTS.nullValues);
+  // The file's field index of each name of `header`, and how many fields its records have.
+  let indexes = names.map((_, i) => i);
+  let width = names.length;
+  let reordered = false;
   const input = createReadStream(file);
   const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const bytes = new CsvByteCheck(options.encoding);
@@ -203,15 +213,26 @@ export async function* readCsvRows<Row>(
       if (isBlank(record, raw)) continue;
       if (header) {
         header = false;
-        if (record.join(',') !== names.join(',')) throw new SourceError(file, line, headerMismatch(names, recordText(raw)));
+        if (record.join(',') === names.join(',')) continue;
+        if (!byName) throw new SourceError(file, line, headerMismatch(names, recordText(raw)));
+        const missing = names.filter((name) => !record.includes(name));
+        if (missing.length > 0) throw new SourceError(file, line, headerMismatch(names, recordText(raw), missing));
+        const twice = names.find((name) => record.indexOf(name) !== record.lastIndexOf(name));
+        if (twice !== undefined) throw new SourceError(file, line, `header names ${twice} more than once (got ${recordText(raw)}): which one to read is not clear`);
+        indexes = names.map((name) => record.indexOf(name));
+        width = record.length;
+        reordered = true;
         continue;
       }
       if (record.length !== width) {
         await quarantine({ source: file, line, reason: `expected ${width} fields, found ${record.length}`, raw: recordText(raw) });
         continue;
       }
-      const fields: Record<string, string> = {};
-      for (let i = 0; i < width; i++) fields[names[i]!] = record[i]!;
+      const fields: Record<string, string | null> = {};
+      for (let i = 0; i < names.length; i++) {
+        const text = record[indexes[i]!]!;
+        fields[names[i]!] = nullValues.has(text) ? null : text;
+      }
       const parsed = spec.row.safeParse(fields);
       if (parsed.success) {
         const row = { line, value: parsed.data, bytes: input.bytesRead };
@@ -221,7 +242,8 @@ export async function* readCsvRows<Row>(
         const issue = parsed.error.issues[0]!;
         const field = issue.path.join('.');
         const value = fields[field];
-        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${value === undefined ? 'null' : describeValue(value)})`, raw: recordText(raw) });
+        const text = reordered ? csvLine(indexes.map((i) => record[i]!)).slice(0, -1) : recordText(raw);
+        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${value === undefined || value === null ? 'null' : describeValue(value)})`, raw: text });
       }
     }
     if (header && options.emptyFile === 'error') {

@@ -48,7 +48,10 @@ export function readSourceRows<Row>(
   switch (source.kind) {
     case 'csv':
       if (!existsSync(location)) throw new SourceError(location, undefined, 'source file not found');
-      return readCsvRows(location, source, quarantine, options.onRow);
+      if (source.header === undefined || source.row === undefined) {
+        throw new SourceError(location, undefined, 'the CSV source declares no row schema: give csvSource a row, or the pipeline a key (definePipeline derives the row from its columns)');
+      }
+      return readCsvRows(location, { ...source, header: source.header, row: source.row }, quarantine, options.onRow);
     case 'http-json': {
       const http = resolveHttpSettings(source.http, options.settings?.http);
       let url = location;
@@ -57,7 +60,8 @@ export function readSourceRows<Row>(
         withMark.searchParams.set(source.incremental.param, options.since);
         url = withMark.href;
       }
-      const rows = readHttpJsonRows(url, source, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
+      if (source.row === undefined) throw new SourceError(location, undefined, 'the HTTP JSON source declares no row schema: give httpJsonSource a row, or the pipeline a key (definePipeline derives the row from its columns)');
+      const rows = readHttpJsonRows(url, { ...source, row: source.row }, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
       return options.onRow ? observed(rows, options.onRow) : rows;
     }
   }

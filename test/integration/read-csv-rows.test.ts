@@ -50,6 +50,36 @@ describe('readCsvRows', () => {
     ]);
   });
 
+  it('matches the header by name in any order (extra fields not read), or by position when the source says so', async () => {
+    const content = 'qty,note,id,name\n2,skip me,1,a\n3,and me,2,b\nx,bad,3,c\n';
+    const file = path.join(writeTempSource('rows.csv', content), 'rows.csv');
+    const quarantined: QuarantinedRow[] = [];
+    const rows = [];
+    for await (const row of readCsvRows(file, spec, async (q) => void quarantined.push(q))) rows.push(row.value);
+    expect(rows).toEqual([{ id: '1', name: 'a', qty: 2 }, { id: '2', name: 'b', qty: 3 }]);
+    // A quarantined row of a reordered file keeps the declared fields in the declared order, so a replay reads it under the header.
+    expect(quarantined.map(({ source: _s, ...q }) => q)).toEqual([{ line: 4, reason: 'qty: expected an integer (got "x")', raw: '"3","c","x"' }]);
+
+    const byPosition = await (async () => {
+      for await (const _ of readCsvRows(file, { ...spec, headerMatch: 'position' }, async () => {})) void _;
+    })().catch((e: unknown) => e);
+    expect((byPosition as SourceError).message).toBe(`${file}:1: header must be id,name,qty (got qty,note,id,name)`);
+
+    const missing = path.join(writeTempSource('rows.csv', 'id,title,qty\n1,a,2\n'), 'rows.csv');
+    const noName = await (async () => {
+      for await (const _ of readCsvRows(missing, spec, async () => {})) void _;
+    })().catch((e: unknown) => e);
+    expect((noName as SourceError).message).toBe(`${missing}:1: header must be id,name,qty (got id,title,qty): no field named name`);
+  });
+
+  it('reads the null tokens the source declares as null, exactly (case counts)', async () => {
+    const file = path.join(writeTempSource('rows.csv', 'id,name,qty\n1,NA,\n2,na,NULL\n3,"",4\n'), 'rows.csv');
+    const nullable = { header: spec.header, row: z.object({ id: z.string(), name: z.string().nullable(), qty: z.string().nullable() }), nullValues: ['', 'NA', 'NULL'] };
+    const rows = [];
+    for await (const row of readCsvRows(file, nullable, async () => {})) rows.push(row.value);
+    expect(rows).toEqual([{ id: '1', name: null, qty: null }, { id: '2', name: 'na', qty: null }, { id: '3', name: null, qty: '4' }]);
+  });
+
   it('fails on a file it cannot parse, naming the file and line', async () => {
     const error = await read('id,name,qty\n1,a,2\n2,"unclosed,3\n3,c,4\n').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);

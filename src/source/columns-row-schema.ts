@@ -1,0 +1,91 @@
+import { DateTime } from 'luxon';
+import { z, type ZodType } from 'zod';
+import { canonicalValue } from '../column/canonical-value.ts';
+import type { ColumnSpec, ColumnSpecs } from '../column/column-type.ts';
+
+/** How a source gives its fields: CSV as text, HTTP JSON as parsed JSON values. */
+export type SourceFieldForm = 'text' | 'json';
+
+/** What {@link columnsRowSchema} derives a row schema from. */
+export interface ColumnsRowSchemaSpec {
+  /** The source field that holds the business key (the record's `sourceReference`). */
+  readonly key: string;
+  /** The pipeline's business columns; each is read from the source field of the same name. */
+  readonly columns: ColumnSpecs;
+  readonly form: SourceFieldForm;
+  /** IANA zone of an instant written without an offset (`2024-03-01 08:30`). */
+  readonly timeZone: string;
+}
+
+/** A row as a derived schema gives it: the key as text, and each column's canonical value. */
+export type ColumnsRow = Readonly<Record<string, unknown>>;
+
+const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = { true: true, false: false, TRUE: true, FALSE: false, True: true, False: false };
+
+/** An instant's text: ISO 8601 or SQL form, with an offset or in `timeZone`, to the canonical ISO UTC form with ms. */
+function instantOf(text: string, timeZone: string): string {
+  let parsed = DateTime.fromISO(text, { zone: timeZone, setZone: false });
+  if (!parsed.isValid) parsed = DateTime.fromSQL(text, { zone: timeZone });
+  if (!parsed.isValid) throw new TypeError('must be an ISO 8601 or SQL date-time');
+  return parsed.toUTC().toISO({ suppressMilliseconds: false })!;
+}
+
+/** A field's value as `canonicalValue` takes it for its column, from the source's form. */
+function inputOf(spec: ColumnSpec, value: unknown, source: ColumnsRowSchemaSpec): unknown {
+  if (value === null || value === undefined) return null;
+  if (spec.type === 'instant' && typeof value === 'string') return instantOf(value, source.timeZone);
+  if (source.form === 'json') return value;
+  const text = value as string;
+  switch (spec.type) {
+    case 'integer': return /^[+-]?\d+$/.test(text) ? Number(text) : text;
+    case 'boolean': return BOOLEAN_TEXT[text] ?? text;
+    case 'json': {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new TypeError('must be a JSON document');
+      }
+    }
+    default: return text;
+  }
+}
+
+/** The rule of a `canonicalValue` error, without its `column …:` and `(got …)` (the quarantine adds both). */
+function ruleOf(error: unknown): string {
+  return (error as Error).message.replace(/^column [^:]+: /, '').replace(/ \(got [\s\S]*\)$/, '');
+}
+
+/**
+ * The row schema a pipeline with a `key` gets when its source declares none: one zod field for
+ * the key (non-empty text; a JSON number is taken as its text) and one per column, read from the
+ * source field of the same name and converted to the column's canonical value (see `ColumnType`)
+ * by the column's own rules, so a column is declared once. From CSV text: integers, decimals and
+ * floats from their decimal text, booleans from `true`/`false` (any of `TRUE`, `True`), dates
+ * `YYYY-MM-DD`, instants ISO 8601 or SQL (`2024-03-01 08:30:00`) with an offset or in
+ * `timeZone`, JSON from its text. From JSON: the values as parsed (a JSON number for an integer,
+ * decimal or float column), instants from their text as above. A NULL (a CSV null token, a JSON
+ * `null` or a missing field) passes only for a nullable column.
+ */
+export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow> {
+  const key = z.unknown().transform((value, ctx) => {
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+    if (typeof text === 'string' && text.length > 0 && text.length <= 200) return text;
+    ctx.addIssue({ code: 'custom', message: 'the business key must be text of 1..200 characters' });
+    return z.NEVER;
+  });
+  const shape: Record<string, ZodType> = { [spec.key]: key };
+  for (const [name, column] of Object.entries(spec.columns)) {
+    shape[name] = z.unknown().transform((value, ctx) => {
+      try {
+        return canonicalValue(name, column, inputOf(column, value, spec));
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: ruleOf(error) });
+        return z.NEVER;
+      }
+    });
+  }
+  // A field the item does not have is read as NULL (zod would not run a field's schema on it).
+  const missing = Object.fromEntries(Object.keys(shape).map((name) => [name, null]));
+  const fill = (value: unknown): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...missing, ...value } : value);
+  return z.preprocess(fill, z.object(shape)) as unknown as ZodType<ColumnsRow>;
+}
