@@ -148,6 +148,21 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     });
 
   program
+    .command('new')
+    .description('write a pipeline from a sample: its module, migration, fixture and test, with column types inferred')
+    .argument('<pipeline>', 'the new pipeline name, kebab-case')
+    .option('--csv <file>', 'a sample CSV file (header first)')
+    .option('--json <url-or-file>', 'a sample of an HTTP JSON source: a URL, or a file with its response body')
+    .option('--key <field>', 'the field that holds the business key (default: proposed, the first field present and unique in every sample row)')
+    .option('--time-zone <zone>', 'IANA time zone of business dates and of date-times without an offset', 'UTC')
+    .option('--null-values <list>', 'comma-separated CSV field values read as NULL', ',NA,NULL')
+    .option('--rows <n>', 'records kept in the fixture', wholeNumber('--rows', 1), 100)
+    .action(async (name: string, options) => {
+      const { newCommand } = await import('./commands/new-command.ts');
+      outcome = await newCommand(name, options);
+    });
+
+  program
     .command('pipelines')
     .description('list the pipeline definitions found in pipelines/')
     .action(async () => {

@@ -46,6 +46,10 @@ export function definePipeline<Row>(
     if (!ok) problems.push(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
   };
   const { key } = definition;
+  for (const [name, field] of Object.entries(definition.fields ?? {})) {
+    check(name in (definition.columns ?? {}), `fields.${name}`, 'must name a declared column', name);
+    check(typeof field === 'string' && field.length > 0, `fields.${name}`, 'must name a source field', field);
+  }
   check(key === undefined || (typeof key === 'string' && key.length > 0), 'key', 'must name a source field', key);
   check(key !== undefined || definition.source?.row !== undefined, 'source.row', 'is required without a key (or give the pipeline a key to derive it from the columns)', undefined);
   check(key !== undefined || definition.toRecords !== undefined, 'toRecords', 'is required without a key (or give the pipeline a key: one record per row)', undefined);
@@ -112,10 +116,12 @@ export function definePipeline<Row>(
 }
 
 /** The source with a row schema derived from the columns (and a CSV header from it) where it declares none. */
-function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: string, definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone'>): PipelineDefinition<Row>['source'] {
+function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: string, definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone' | 'fields'>): PipelineDefinition<Row>['source'] {
   if (source.row !== undefined) return source;
-  const row = columnsRowSchema({ key, columns: definition.columns, form: source.kind === 'csv' ? 'text' : 'json', timeZone: definition.timeZone });
-  if (source.kind === 'csv') return Object.freeze({ ...source, row, header: source.header ?? [key, ...Object.keys(definition.columns)] }) as typeof source;
+  const fields = definition.fields ?? {};
+  const row = columnsRowSchema({ key, columns: definition.columns, fields, form: source.kind === 'csv' ? 'text' : 'json', timeZone: definition.timeZone });
+  const header = [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)];
+  if (source.kind === 'csv') return Object.freeze({ ...source, row, header: source.header ?? header }) as typeof source;
   return Object.freeze({ ...source, row }) as typeof source;
 }
 

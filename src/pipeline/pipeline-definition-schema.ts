@@ -82,6 +82,7 @@ export const PipelineDefinitionSchema = z.strictObject({
   sourceSystem: z.string(),
   timeZone: z.string(),
   key: z.string().optional(),
+  fields: z.record(z.string(), z.string()).optional(),
   source: z.discriminatedUnion('kind', [CsvSourceSchema, HttpJsonSourceSchema]),
   toRecords: fn('an async generator function of the source rows'),
   tables: z.strictObject({ staging: z.string(), target: z.string() }),

@@ -34,6 +34,12 @@ export interface PipelineDefinition<Row = any> {
    */
   readonly key?: string;
   /**
+   * With `key`: the source field of each column whose name differs from the column's (a column
+   * is a snake_case SQL identifier, a source field often is not: `{ miles_per_gallon:
+   * 'Miles_per_Gallon' }`). @defaultValue {} (each column is read from the field of its name)
+   */
+  readonly fields?: Readonly<Record<string, string>>;
+  /**
    * Turns validated rows into records; see `groupRows` for records built from several rows.
    * @defaultValue with `key`: one record per row, `values` the row's fields named as the columns
    */

@@ -12,6 +12,8 @@ export interface ColumnsRowSchemaSpec {
   readonly key: string;
   /** The pipeline's business columns; each is read from the source field of the same name. */
   readonly columns: ColumnSpecs;
+  /** The source field of each column whose name differs from the column's. @defaultValue {} */
+  readonly fields?: Readonly<Record<string, string>>;
   readonly form: SourceFieldForm;
   /** IANA zone of an instant written without an offset (`2024-03-01 08:30`). */
   readonly timeZone: string;
@@ -58,7 +60,7 @@ function ruleOf(error: unknown): string {
 /**
  * The row schema a pipeline with a `key` gets when its source declares none: one zod field for
  * the key (non-empty text; a JSON number is taken as its text) and one per column, read from the
- * source field of the same name and converted to the column's canonical value (see `ColumnType`)
+ * source field of the same name (or the one `fields` names) and converted to the column's canonical value (see `ColumnType`)
  * by the column's own rules, so a column is declared once. From CSV text: integers, decimals and
  * floats from their decimal text, booleans from `true`/`false` (any of `TRUE`, `True`), dates
  * `YYYY-MM-DD`, instants ISO 8601 or SQL (`2024-03-01 08:30:00`) with an offset or in
@@ -84,8 +86,13 @@ export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow
       }
     });
   }
-  // A field the item does not have is read as NULL (zod would not run a field's schema on it).
-  const missing = Object.fromEntries(Object.keys(shape).map((name) => [name, null]));
-  const fill = (value: unknown): unknown => (value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...missing, ...value } : value);
+  // Each column's source field, by the column's name; a field the item does not have is read as
+  // NULL (zod would not run a field's schema on it).
+  const sourceField = Object.keys(shape).map((name) => [name, spec.fields?.[name] ?? name] as const);
+  const fill = (value: unknown): unknown => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+    const item = value as Record<string, unknown>;
+    return Object.fromEntries(sourceField.map(([name, field]) => [name, item[field] ?? null]));
+  };
   return z.preprocess(fill, z.object(shape)) as unknown as ZodType<ColumnsRow>;
 }
