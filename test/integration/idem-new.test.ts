@@ -1,0 +1,153 @@
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/open-database.ts';
+import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
+
+const AIRPORTS = path.join(PROJECT_DIR, 'fixtures/samples/airports.csv');
+const CARS = path.join(PROJECT_DIR, 'fixtures/samples/cars.json');
+
+/** A project of one's own: empty pipelines/, idem's migrations, and `idem` resolvable from it (as an install gives). */
+function makeProject(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'idem-new-'));
+  cpSync(path.join(PROJECT_DIR, 'migrations'), path.join(dir, 'migrations'), { recursive: true });
+  mkdirSync(path.join(dir, 'pipelines'));
+  mkdirSync(path.join(dir, 'node_modules'));
+  symlinkSync(PROJECT_DIR, path.join(dir, 'node_modules', 'idem'), 'dir');
+  return dir;
+}
+
+/** A loopback JSON API serving `body()` at `/cars` (one page, no Link header). */
+async function startCarsApi(body: () => string): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    if (request.url !== '/cars') return void response.writeHead(404).end();
+    response.writeHead(200, { 'content-type': 'application/json' }).end(body());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-op, and one changed value is one update', (dialect) => {
+  let project: string;
+  let testDb: TestDatabase;
+  let db: Database;
+  let env: Record<string, string>;
+
+  beforeEach(async (context) => {
+    project = makeProject();
+    testDb = await createTestDatabase(dialect, context.task.name);
+    env = { DATABASE_URL: testDb.url, IDEM_PROJECT_DIR: project };
+  });
+
+  afterEach(async () => {
+    await db?.close();
+    await testDb.drop();
+    rmSync(project, { recursive: true, force: true });
+  });
+
+  async function idem(args: string[], extra: Record<string, string> = {}) {
+    const result = await runCli(args, { ...env, ...extra });
+    expect(result.code, `idem ${args.join(' ')}\n${result.stdout}\n${result.stderr}`).toBe(0);
+    return result;
+  }
+
+  it('CSV: infers the airports sample, loads it with --file, and a changed elevation updates one row', async () => {
+    const created = await idem(['new', 'airports', '--csv', AIRPORTS]);
+    expect(created.stdout).toContain('key: iata (proposed');
+    const module = readFileSync(path.join(project, 'pipelines/airports.ts'), 'utf8');
+    for (const line of [
+      "key: 'iata',",
+      "source: csvSource({ nullValues: ['', 'NA', 'NULL'] }),",
+      'name: column.text(),',
+      'state: column.text({ nullable: true }),',
+      'latitude: column.decimal(10, 8),',
+      'longitude: column.decimal(11, 8),',
+      'elevation_ft: column.integer(),',
+      'opened: column.date({ nullable: true }),',
+      'has_tower: column.boolean(),',
+      'last_inspected: column.instant({ nullable: true }),',
+    ]) {
+      expect(module).toContain(line);
+    }
+    expect(readFileSync(path.join(project, 'fixtures/airports/sample.csv'), 'utf8')).toBe(readFileSync(AIRPORTS, 'utf8'));
+    expect(readFileSync(path.join(project, 'test/pipelines/airports.test.ts'), 'utf8')).toContain("idem('run', \"airports\", '--file', fixture)");
+
+    await idem(['migrate']);
+    const first = await idem(['run', 'airports', '--file', AIRPORTS]);
+    expect(summaryOf(first).counts.upsert).toMatchObject({ inserted: 20, updated: 0, unchanged: 0 });
+    const again = await idem(['run', 'airports', '--file', AIRPORTS]);
+    expect(summaryOf(again).outcome).toBe('noop');
+
+    db = await openDatabase({ databaseUrl: testDb.url, projectDir: project });
+    const guam = await db.knex('airports').where({ source_reference: 'GUM' }).first();
+    expect(guam).toMatchObject({ name: 'Guam International', state: null, opened: null });
+    expect(Number(guam.elevation_ft)).toBe(298);
+    expect(String(guam.latitude)).toBe('13.48345000');
+    const thigpen = await db.knex('airports').where({ source_reference: '00M' }).first();
+    expect(thigpen.name).toBe('Thigpen '); // the trailing space is part of the value
+
+    // The same export with one value changed: a new file, one update, nothing else touched.
+    const changedDir = mkdtempSync(path.join(tmpdir(), 'idem-new-data-'));
+    const changed = path.join(changedDir, 'airports-2.csv');
+    writeFileSync(changed, readFileSync(AIRPORTS, 'utf8').replace('Agana,NA,Guam,13.48345,144.7959825,298,', 'Agana,NA,Guam,13.48345,144.7959825,305,'));
+    try {
+      const update = await idem(['run', 'airports', '--file', changed]);
+      expect(summaryOf(update).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: 19 });
+      expect(Number((await db.knex('airports').where({ source_reference: 'GUM' }).first()).elevation_ft)).toBe(305);
+      const rerun = await idem(['run', 'airports', '--file', changed]);
+      expect(summaryOf(rerun).outcome).toBe('noop');
+    } finally {
+      rmSync(changedDir, { recursive: true, force: true });
+    }
+  });
+
+  it('JSON: infers the cars sample from its URL, renames fields to columns, and a changed horsepower updates one row', async () => {
+    const cars = JSON.parse(readFileSync(CARS, 'utf8')) as Record<string, unknown>[];
+    let body = JSON.stringify(cars);
+    const api = await startCarsApi(() => body);
+    try {
+      const created = await idem(['new', 'cars', '--json', `${api.url}/cars`]);
+      expect(created.stdout).toContain('key: id (proposed');
+      const module = readFileSync(path.join(project, 'pipelines/cars.ts'), 'utf8');
+      for (const line of [
+        "path: '/cars',",
+        "name: 'Name',",
+        "miles_per_gallon: 'Miles_per_Gallon',",
+        'miles_per_gallon: column.float({ nullable: true }),',
+        'cylinders: column.integer(),',
+        'horsepower: column.integer({ nullable: true }),',
+        'acceleration: column.float(),',
+        'year: column.date(),',
+        'origin: column.text(),',
+      ]) {
+        expect(module).toContain(line);
+      }
+      expect(JSON.parse(readFileSync(path.join(project, 'fixtures/cars/sample.json'), 'utf8'))).toEqual(cars);
+
+      await idem(['migrate']);
+      const sources = { IDEM_SOURCES: JSON.stringify({ cars: { url: api.url } }) };
+      const first = await idem(['run', 'cars', '--date', '2026-01-01'], sources);
+      expect(summaryOf(first).counts.upsert).toMatchObject({ inserted: 12, updated: 0, unchanged: 0 });
+      const again = await idem(['run', 'cars', '--date', '2026-01-01'], sources);
+      expect(summaryOf(again).outcome).toBe('noop');
+
+      db = await openDatabase({ databaseUrl: testDb.url, projectDir: project });
+      const honda = await db.knex('cars').where({ source_reference: '12' }).first();
+      expect(honda).toMatchObject({ name: 'honda civic cvcc', year: '1978-01-01' });
+      expect(Number(honda.miles_per_gallon)).toBe(36.1);
+      expect((await db.knex('cars').where({ source_reference: '6' }).first()).miles_per_gallon).toBeNull();
+
+      body = JSON.stringify(cars.map((car) => (car.id === 3 ? { ...car, Horsepower: 155 } : car)));
+      const update = await idem(['run', 'cars', '--date', '2026-01-02'], sources);
+      expect(summaryOf(update).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: 11 });
+      expect(Number((await db.knex('cars').where({ source_reference: '3' }).first()).horsepower)).toBe(155);
+    } finally {
+      api.server.close();
+    }
+  });
+});
