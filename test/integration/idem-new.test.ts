@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
@@ -148,6 +149,36 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
       expect(Number((await db.knex('cars').where({ source_reference: '3' }).first()).horsepower)).toBe(155);
     } finally {
       api.server.close();
+    }
+  });
+});
+
+describe('idem new: the generated tests', () => {
+  it('pass as written, run by vitest in the project of one\'s own (a CSV pipeline and an HTTP JSON one)', { timeout: 180_000 }, async () => {
+    const project = makeProject();
+    try {
+      for (const args of [['new', 'airports', '--csv', AIRPORTS], ['new', 'cars', '--json', CARS]]) {
+        const created = await runCli(args, { IDEM_PROJECT_DIR: project });
+        expect(created.code, created.stderr).toBe(0);
+      }
+      expect(readFileSync(path.join(project, 'pipelines/cars.ts'), 'utf8')).toContain("path: '/cars',");
+      // vitest as the project runs it (npx puts node_modules/.bin, and so the project's Node, first on PATH).
+      const bin = path.join(PROJECT_DIR, 'node_modules/.bin');
+      const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, [path.join(PROJECT_DIR, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project], {
+          cwd: project,
+          env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME, CI: '1', NO_COLOR: '1' },
+        });
+        let output = '';
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, output }));
+      });
+      expect(result.code, result.output).toBe(0);
+      expect(result.output).toMatch(/Tests\s+2 passed \(2\)/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
   });
 });
