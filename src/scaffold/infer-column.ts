@@ -9,7 +9,8 @@ export const MAX_INFERRED_DECIMAL_DIGITS = 15;
 
 const INTEGER = /^[+-]?(0|[1-9]\d*)$/;
 const DECIMAL = /^[+-]?(0|[1-9]\d*)(\.\d+)?$/;
-const FLOAT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+// No leading zeros: `007` is a code, not a number.
+const FLOAT = /^[+-]?((0|[1-9]\d*)(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
 const BOOLEAN = new Set(['true', 'false']);

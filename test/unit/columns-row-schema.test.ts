@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { column } from '../../src/column/column-type.ts';
+import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
+import { columnsRowSchema } from '../../src/source/columns-row-schema.ts';
+import { csvSource } from '../../src/source/csv-source.ts';
+import type { PipelineRecord } from '../../src/pipeline/pipeline-record.ts';
+
+const columns = { name: column.text(), reading: column.float({ nullable: true }), price: column.decimal(6, 2), at: column.instant(), ok: column.boolean() };
+
+describe('columnsRowSchema', () => {
+  it('converts CSV text to each column\'s canonical value, instants without an offset in the time zone', () => {
+    const row = columnsRowSchema({ key: 'code', columns, form: 'text', timeZone: 'Europe/London' });
+    expect(row.parse({ code: 'A1', name: 'x ', reading: null, price: '3.1', at: '2024-07-01 08:30:00', ok: 'TRUE' })).toEqual({
+      code: 'A1', name: 'x ', reading: null, price: '3.10', at: '2024-07-01T07:30:00.000Z', ok: true,
+    });
+    const bad = row.safeParse({ code: '', name: null, reading: 'warm', price: '1.005', at: 'soon', ok: 'yes' });
+    expect(bad.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
+      'code: the business key must be text of 1..200 characters',
+      'name: must not be null',
+      'reading: must be a finite number',
+      'price: has more than 2 decimals',
+      'at: must be an ISO 8601 or SQL date-time',
+      'ok: must be a boolean',
+    ]);
+  });
+
+  it('takes JSON values as parsed (numbers for decimal and float), a missing field as null, renamed fields by `fields`', () => {
+    const row = columnsRowSchema({ key: 'id', columns, fields: { name: 'Name' }, form: 'json', timeZone: 'UTC' });
+    expect(row.parse({ id: 7, Name: 'y', price: 10.5, at: '2024-07-01T08:30:00+02:00', ok: false })).toEqual({
+      id: '7', name: 'y', reading: null, price: '10.50', at: '2024-07-01T06:30:00.000Z', ok: false,
+    });
+  });
+});
+
+describe('definePipeline with a key', () => {
+  it('derives the row schema and the CSV header from the columns, and one record per row', async () => {
+    const pipeline = definePipeline({
+      name: 'short', sourceSystem: 'short', timeZone: 'UTC',
+      source: csvSource({ nullValues: ['NA'] }),
+      key: 'code',
+      fields: { name: 'Name' },
+      tables: { staging: 'stg_short', target: 'short' },
+      columns: { name: column.text(), qty: column.integer() },
+    });
+    expect(pipeline.source.kind === 'csv' && pipeline.source.header).toEqual(['code', 'Name', 'qty']);
+    expect(pipeline.source.kind === 'csv' && pipeline.source.directory).toBeUndefined();
+    const value = pipeline.source.row!.parse({ code: 'A', Name: 'n', qty: '2' });
+    async function* rows() {
+      yield { line: 2, value };
+    }
+    const records: PipelineRecord[] = [];
+    for await (const record of pipeline.toRecords(rows())) records.push(record);
+    expect(records).toEqual([{ sourceReference: 'A', line: 2, values: { name: 'n', qty: 2 } }]);
+  });
+
+  it('refuses a pipeline with neither a key nor a row schema, and a csvSource with half of the dated-file settings', () => {
+    const base = { name: 'short', sourceSystem: 's', timeZone: 'UTC', tables: { staging: 'stg_s', target: 's' }, columns: { qty: column.integer() } };
+    expect(() => definePipeline({ ...base, source: csvSource() })).toThrow('pipeline source.row is required without a key');
+    expect(() => definePipeline({ ...base, source: csvSource({ row: z.object({ qty: z.string() }) }) })).toThrow('pipeline toRecords is required without a key');
+    expect(() => csvSource({ directory: 'data' })).toThrow('csvSource: directory and fileForDate go together');
+    expect(csvSource({ row: z.object({ b: z.string(), a: z.string() }) }).header).toEqual(['b', 'a']);
+  });
+});
