@@ -79,6 +79,10 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
     expect(readFileSync(path.join(project, 'test/pipelines/airports.test.ts'), 'utf8')).toContain("idem('run', \"airports\", '--file', fixture)");
 
     await idem(['migrate']);
+    // A --file-only pipeline: no directory, fileForDate or date settings, and --date says so.
+    const dated = await runCli(['run', 'airports', '--date', '2026-01-01'], env);
+    expect(dated.code).toBe(2);
+    expect(dated.stderr).toContain('idem: pipeline "airports" declares no dated files (csvSource directory and fileForDate): run it with --file PATH');
     const first = await idem(['run', 'airports', '--file', AIRPORTS]);
     expect(summaryOf(first).counts.upsert).toMatchObject({ inserted: 20, updated: 0, unchanged: 0 });
     const again = await idem(['run', 'airports', '--file', AIRPORTS]);

@@ -109,7 +109,7 @@ describeEachDialect("a pipeline's own mistakes in toRecords: exit 2 naming the c
     // --batch-rows 1: the first record is in staging when the second one is found wrong.
     await expectPipelineError(
       'float-for-decimal',
-      'pipeline "float-for-decimal": toRecords gave record "B2" (line 3) column amount: expected decimal (a decimal string or a Big, never a float), received number 7.25',
+      'pipeline "float-for-decimal": toRecords gave record "B2" (line 3) column amount: expected decimal (a decimal string, a Big, or a number the column holds exactly: at most 15 significant digits and scale decimals), received number 2.4166666666666665',
       ['--batch-rows', '1'],
     );
   });

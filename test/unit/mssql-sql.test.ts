@@ -198,6 +198,8 @@ describe('SQL Server types', () => {
     expect(mssqlColumnType('t', column.text())).toBe('nvarchar(max) collate Latin1_General_100_BIN2');
     expect(mssqlColumnType('t', column.text({ maxLength: 4001 }))).toBe('nvarchar(max) collate Latin1_General_100_BIN2');
     expect(mssqlColumnType('i', column.integer())).toBe('bigint');
+    expect(mssqlColumnType('f', column.float())).toBe('float(53)');
+    expect(mssqlBulkColumnType('f', column.float({ nullable: true })).options).toEqual({ nullable: true });
     expect(mssqlColumnType('d', column.decimal(14, 3))).toBe('decimal(14, 3)');
     expect(mssqlColumnType('d', column.date())).toBe('date');
     expect(mssqlColumnType('i', column.instant())).toBe('datetime2(3)');
