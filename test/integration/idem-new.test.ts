@@ -82,7 +82,7 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
     // A --file-only pipeline: no directory, fileForDate or date settings, and --date says so.
     const dated = await runCli(['run', 'airports', '--date', '2026-01-01'], env);
     expect(dated.code).toBe(2);
-    expect(dated.stderr).toContain('idem: pipeline "airports" declares no dated files (csvSource directory and fileForDate): run it with --file PATH');
+    expect(summaryOf(dated).err.message).toBe('pipeline "airports" declares no dated files (csvSource directory and fileForDate): run it with --file PATH');
     const first = await idem(['run', 'airports', '--file', AIRPORTS]);
     expect(summaryOf(first).counts.upsert).toMatchObject({ inserted: 20, updated: 0, unchanged: 0 });
     const again = await idem(['run', 'airports', '--file', AIRPORTS]);
