@@ -1,0 +1,40 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scaffoldPipeline } from '../../src/scaffold/scaffold-pipeline.ts';
+
+describe('scaffoldPipeline', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'idem-scaffold-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps a sample without a last line break loadable, and the fixture to its first --rows records', async () => {
+    const sample = path.join(dir, 'stations.csv');
+    writeFileSync(sample, 'Station ID,reading,taken\r\nA,1.5,2024-01-01\r\nB,NA,2024-01-02\r\nC,2.25,2024-01-03');
+    const result = await scaffoldPipeline({ projectDir: dir, name: 'stations', csv: sample, fixtureRows: 2 });
+    expect(result.plan.key).toBe('Station ID');
+    const module = readFileSync(path.join(dir, 'pipelines/stations.ts'), 'utf8');
+    expect(module).toContain("source: csvSource({ nullValues: ['', 'NA', 'NULL'], lastLineBreak: 'optional' }),");
+    expect(module).toContain("key: 'Station ID',");
+    expect(module).toContain('reading: column.decimal(3, 2, { nullable: true }),');
+    expect(readFileSync(path.join(dir, 'fixtures/stations/sample.csv'), 'utf8')).toBe('Station ID,reading,taken\nA,1.5,2024-01-01\nB,NA,2024-01-02\n');
+    await expect(scaffoldPipeline({ projectDir: dir, name: 'stations', csv: sample })).rejects.toThrow('idem new writes nothing over existing files: pipelines/stations.ts');
+  });
+
+  it('finds the items of a JSON body in its first array of objects, and refuses a key that repeats', async () => {
+    const sample = path.join(dir, 'orders.json');
+    writeFileSync(sample, JSON.stringify({ meta: { page: 1 }, data: [{ ref: 'a', total: 10.5, region: 'x' }, { ref: 'b', total: 3, region: 'x' }] }));
+    await expect(scaffoldPipeline({ projectDir: dir, name: 'orders', json: sample, key: 'region' })).rejects.toThrow(
+      '--key region is missing or repeated in the sample: a business key must be present and unique in every row',
+    );
+    await scaffoldPipeline({ projectDir: dir, name: 'orders', json: sample });
+    const module = readFileSync(path.join(dir, 'pipelines/orders.ts'), 'utf8');
+    expect(module).toContain("path: '/orders',");
+    expect(module).toContain("items: (body) => (body as Record<string, unknown[]>)['data']!,");
+    expect(module).toContain('total: column.float(),');
+    expect(JSON.parse(readFileSync(path.join(dir, 'fixtures/orders/sample.json'), 'utf8')).data).toHaveLength(2);
+  });
+});
