@@ -75,9 +75,12 @@ export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow
     ctx.addIssue({ code: 'custom', message: 'the business key must be text of 1..200 characters' });
     return z.NEVER;
   });
+  // Keyed by source field, so an issue names the field the source has (what a quarantine reason
+  // quotes); renamed to the columns' names once every field is valid.
+  const fieldOf = (name: string): string => spec.fields?.[name] ?? name;
   const shape: Record<string, ZodType> = { [spec.key]: key };
   for (const [name, column] of Object.entries(spec.columns)) {
-    shape[name] = z.unknown().transform((value, ctx) => {
+    shape[fieldOf(name)] = z.unknown().transform((value, ctx) => {
       try {
         return canonicalValue(name, column, inputOf(column, value, spec));
       } catch (error) {
@@ -86,13 +89,13 @@ export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow
       }
     });
   }
-  // Each column's source field, by the column's name; a field the item does not have is read as
-  // NULL (zod would not run a field's schema on it).
-  const sourceField = Object.keys(shape).map((name) => [name, spec.fields?.[name] ?? name] as const);
+  const names = [spec.key, ...Object.keys(spec.columns)];
+  // A field the item does not have is read as NULL (zod would not run a field's schema on it).
   const fill = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
     const item = value as Record<string, unknown>;
-    return Object.fromEntries(sourceField.map(([name, field]) => [name, item[field] ?? null]));
+    return Object.fromEntries(names.map((name) => [fieldOf(name), item[fieldOf(name)] ?? null]));
   };
-  return z.preprocess(fill, z.object(shape)) as unknown as ZodType<ColumnsRow>;
+  const byColumn = (row: Record<string, unknown>): ColumnsRow => Object.fromEntries(names.map((name) => [name, row[fieldOf(name)]]));
+  return z.preprocess(fill, z.object(shape)).transform(byColumn) as unknown as ZodType<ColumnsRow>;
 }

@@ -106,6 +106,13 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
       expect(Number((await db.knex('airports').where({ source_reference: 'GUM' }).first()).elevation_ft)).toBe(305);
       const rerun = await idem(['run', 'airports', '--file', changed]);
       expect(summaryOf(rerun).outcome).toBe('noop');
+
+      // A value the inferred column refuses fails the run (invalidRows: 'fail'), naming file, line, field, rule and value.
+      const bad = path.join(changedDir, 'airports-bad.csv');
+      writeFileSync(bad, readFileSync(changed, 'utf8').replace('144.7959825,305,', '144.7959825,high,'));
+      const refused = await runCli(['run', 'airports', '--file', bad], env);
+      expect(refused.code).toBe(1);
+      expect(summaryOf(refused).err.message).toContain(`(first: ${bad}:21: elevation_ft: must be a safe integer (got "high"))`);
     } finally {
       rmSync(changedDir, { recursive: true, force: true });
     }
