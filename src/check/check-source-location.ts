@@ -16,8 +16,9 @@ export const checkSourceLocation: PipelineCheck = {
         ? []
         : [`the HTTP source has no base URL: set IDEM_SOURCES='{"${pipeline.name}":{"url":"https://…"}}'`];
     }
+    if (source.directory === undefined && config.sourceDir === undefined) return []; // a --file-only pipeline
     const setting = config.sourceDir === undefined ? `source.directory ${JSON.stringify(source.directory)}` : `IDEM_SOURCE_DIR ${JSON.stringify(config.sourceDir)}`;
-    const directory = path.resolve(config.projectDir, config.sourceDir ?? source.directory);
+    const directory = path.resolve(config.projectDir, (config.sourceDir ?? source.directory)!);
     let isDirectory: boolean;
     try {
       isDirectory = statSync(directory).isDirectory();

@@ -32,6 +32,7 @@ export function mysqlColumnTypeName(spec: ColumnSpec): string {
     case 'decimal': return `decimal(${spec.precision},${spec.scale})`;
     case 'date': return 'date';
     case 'instant': return 'datetime(3)';
+    case 'float': return 'double';
     case 'boolean': return 'tinyint(1)';
     case 'json': return 'longtext';
   }

@@ -27,6 +27,7 @@ export function postgresColumnTypeName(spec: ColumnSpec): string {
     case 'decimal': return `numeric(${spec.precision},${spec.scale})`;
     case 'date': return 'date';
     case 'instant': return 'timestamp(3) with time zone';
+    case 'float': return 'double precision';
     case 'boolean': return 'boolean';
     case 'json': return 'text';
   }
