@@ -51,19 +51,18 @@ export function definePipeline<Row>(
     check(typeof field === 'string' && field.length > 0, `fields.${name}`, 'must name a source field', field);
   }
   check(key === undefined || (typeof key === 'string' && key.length > 0), 'key', 'must name a source field', key);
-  check(key !== undefined || definition.source?.row !== undefined, 'source.row', 'is required without a key (or give the pipeline a key to derive it from the columns)', undefined);
-  check(key !== undefined || definition.toRecords !== undefined, 'toRecords', 'is required without a key (or give the pipeline a key: one record per row)', undefined);
-  if (problems.length > 0) throw new PipelineDefinitionError(problems);
+  // Without a key, source.row and toRecords are required: the schema below names them if missing.
   const filled: PipelineDefinition<Row> = {
     description: '',
     duplicateKeys: 'error' as const,
     ...definition,
-    source: key === undefined ? definition.source : withDerivedRow(definition.source, key, definition),
-    toRecords: definition.toRecords ?? recordPerRow(key!, Object.keys(definition.columns ?? {})),
+    source: key === undefined || problems.length > 0 ? definition.source : withDerivedRow(definition.source, key, definition),
+    // Left undefined without a key, for the schema to name.
+    toRecords: (definition.toRecords ?? (key === undefined ? undefined : recordPerRow(key, Object.keys(definition.columns ?? {}))))!,
     destinations: definition.destinations ?? [],
   };
   const shapeProblems = pipelineDefinitionProblems(filled);
-  if (shapeProblems.length > 0) throw new PipelineDefinitionError(shapeProblems.map((problem) => `pipeline ${problem}`));
+  if (problems.length + shapeProblems.length > 0) throw new PipelineDefinitionError([...problems, ...shapeProblems.map((problem) => `pipeline ${problem}`)]);
   check(PIPELINE_NAME.test(definition.name), 'name', 'must be kebab-case, at most 63 characters', definition.name);
   check(definition.sourceSystem.length > 0, 'sourceSystem', 'must not be empty', definition.sourceSystem);
   check(IANAZone.isValidZone(definition.timeZone), 'timeZone', 'must be an IANA time zone', definition.timeZone);

@@ -7,7 +7,7 @@ const count = z.number().int({ message: 'must be an integer' }).min(1, { message
 /** A zod schema, told by its `safeParse` (a pipeline module may bring its own copy of zod). */
 const rowSchema = z.custom<{ safeParse: unknown }>(
   (value) => typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function',
-  { message: 'must be a zod schema, for example z.object({ … })' },
+  { message: 'must be a zod schema, for example z.object({ … }) (or give the pipeline a key, to derive it from the columns)' },
 );
 
 const ColumnSpecSchema = z.strictObject({
@@ -84,7 +84,7 @@ export const PipelineDefinitionSchema = z.strictObject({
   key: z.string().optional(),
   fields: z.record(z.string(), z.string()).optional(),
   source: z.discriminatedUnion('kind', [CsvSourceSchema, HttpJsonSourceSchema]),
-  toRecords: fn('an async generator function of the source rows'),
+  toRecords: fn('an async generator function of the source rows (or give the pipeline a key: one record per row)'),
   tables: z.strictObject({ staging: z.string(), target: z.string() }),
   columns: z.record(z.string(), ColumnSpecSchema),
   duplicateKeys: z.enum(['error', 'last-wins', 'collapse-identical']),

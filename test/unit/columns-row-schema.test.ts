@@ -58,8 +58,8 @@ describe('definePipeline with a key', () => {
 
   it('refuses a pipeline with neither a key nor a row schema, and a csvSource with half of the dated-file settings', () => {
     const base = { name: 'short', sourceSystem: 's', timeZone: 'UTC', tables: { staging: 'stg_s', target: 's' }, columns: { qty: column.integer() } };
-    expect(() => definePipeline({ ...base, source: csvSource() })).toThrow('pipeline source.row is required without a key');
-    expect(() => definePipeline({ ...base, source: csvSource({ row: z.object({ qty: z.string() }) }) })).toThrow('pipeline toRecords is required without a key');
+    expect(() => definePipeline({ ...base, source: csvSource() })).toThrow('pipeline source.row must be a zod schema, for example z.object({ … }) (or give the pipeline a key, to derive it from the columns)');
+    expect(() => definePipeline({ ...base, source: csvSource({ row: z.object({ qty: z.string() }) }) })).toThrow('pipeline toRecords must be an async generator function of the source rows (or give the pipeline a key: one record per row)');
     expect(() => csvSource({ directory: 'data' })).toThrow('csvSource: directory and fileForDate go together');
     expect(csvSource({ row: z.object({ b: z.string(), a: z.string() }) }).header).toEqual(['b', 'a']);
   });

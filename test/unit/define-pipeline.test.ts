@@ -57,7 +57,7 @@ describe('definePipeline checks every enum and shape with zod, naming the field,
     definition.destinations = [{ name: 'api', strategy: 'idempotency_key', request: () => undefined, remoteReference: () => '' }];
     expect(problemsOf(definition)).toEqual([
       'pipeline source.kind must be one of "csv", "http-json" (got "xlsx")',
-      'pipeline columns.name.type must be one of "text", "integer", "decimal", "date", "instant", "boolean", "json" (got "varchar")',
+      'pipeline columns.name.type must be one of "text", "integer", "decimal", "float", "date", "instant", "boolean", "json" (got "varchar")',
       'pipeline destinations[0].strategy must be one of "idempotency-key", "check-before-create", "mark-before-send" (got "idempotency_key")',
     ]);
   });
@@ -78,8 +78,8 @@ describe('definePipeline checks every enum and shape with zod, naming the field,
     definition.duplicateKey = 'last-wins';
     delete definition.toRecords;
     expect(problemsOf(definition)).toEqual([
-      'pipeline toRecords must be an async generator function of the source rows (got nothing)',
-      'pipeline (definition) has no option "duplicateKey"; its options are name, description, sourceSystem, timeZone, source, toRecords, tables, columns, duplicateKeys, destinations',
+      'pipeline toRecords must be an async generator function of the source rows (or give the pipeline a key: one record per row) (got nothing)',
+      'pipeline (definition) has no option "duplicateKey"; its options are name, description, sourceSystem, timeZone, key, fields, source, toRecords, tables, columns, duplicateKeys, destinations',
     ]);
   });
 
