@@ -90,17 +90,18 @@ async function* invoices(rows: AsyncIterable<SourceRow<InvoiceLine>>): AsyncGene
 }
 
 /**
- * The accounting API (the project's sandbox in development, demo and tests): each invoice, and
- * each credit note as a credit note, is created with `POST /invoices`. The body carries the
- * content version, so a changed invoice is a new remote version and check-before-create can
- * tell versions apart.
+ * The accounting API (the project's sandbox in development, demo and tests) keeps one record per
+ * invoice: each invoice, and each credit note as a credit note, is created with `POST /invoices`,
+ * and a changed one replaces that record with `PUT /invoices/{id}`, the id its last posted
+ * version got. The body carries the content version, so check-before-create (and its update,
+ * check-before-update) can tell whether the API holds this version already.
  */
 const accounting: DestinationDefinition = {
   name: 'sandbox-accounting',
   strategy: 'idempotency-key',
   request: (row: PostedRow) => ({
-    method: 'POST',
-    path: '/invoices',
+    method: row.remoteReference === undefined ? 'POST' : 'PUT',
+    path: row.remoteReference === undefined ? '/invoices' : `/invoices/${encodeURIComponent(row.remoteReference)}`,
     body: {
       reference: row.sourceReference,
       type: row.values.document_type,
@@ -114,9 +115,9 @@ const accounting: DestinationDefinition = {
     },
   }),
   remoteReference: (body) => (body as { id: string }).id,
-  // The API answers `{ data: [...] }`: every record with that reference, each version its own,
-  // oldest first. The newest is what the API holds for the invoice now, and only it counts: after
-  // a change A → B → A the first A is history, and A is sent again.
+  // The API answers `{ data: [...] }`: every record with that reference, oldest first (one, once
+  // created: updates replace it). The newest is what the API holds for the invoice now, and only
+  // its version counts: after a change A → B → A the record holds B, and A is sent again.
   lookup: {
     path: (row) => `/invoices?reference=${encodeURIComponent(row.sourceReference)}`,
     find: (body, row) => {

@@ -9,11 +9,22 @@ export interface PostedRow {
   readonly version: string;
   /** Business columns, canonical values (see `ColumnType`). */
   readonly values: Readonly<Record<string, unknown>>;
+  /**
+   * The remote reference of this record's last posted version at this destination (the
+   * reference the ledger stored for it, from `remoteReference` or a look-up), or `undefined`
+   * when no version of the record was posted there yet. A destination that keeps one record per
+   * business key sends an update of this record (`PUT /invoices/{id}`) when it is set, and a
+   * create when it is not.
+   */
+  readonly remoteReference?: string;
 }
 
-/** One HTTP request a destination asks for; `path` is appended to the destination's URL. */
+/**
+ * One HTTP request a destination asks for; `path` is appended to the destination's URL. A create
+ * (`POST`) or an update of the record a row's `remoteReference` names (`PUT` or `PATCH`).
+ */
 export interface DestinationRequest {
-  readonly method: 'POST' | 'PUT';
+  readonly method: 'POST' | 'PUT' | 'PATCH';
   readonly path: string;
   readonly body: unknown;
   /**
@@ -61,14 +72,26 @@ export interface DestinationDefinition {
   /** Unique within the pipeline, kebab-case; the ledger's `destination` column. */
   readonly name: string;
   readonly strategy: PostStrategy;
-  /** The create request for a row. It must depend on the row alone (same row → same body). */
+  /**
+   * The request for a row: a create, or, when `row.remoteReference` is set (an earlier version
+   * of the record was posted), an update of that remote record, or a create again for an API
+   * that keeps one record per version. It must depend on the row alone (same row → same body):
+   * a retry, a rerun or a takeover sends it again, under the strategy's guarantee (the same
+   * idempotency key, a look-up of the remote version first, or a mark before sending).
+   */
   readonly request: (row: PostedRow) => DestinationRequest;
-  /** The remote record's reference in a create response body (stored in the ledger). */
-  readonly remoteReference: (responseBody: unknown) => string;
+  /**
+   * The remote record's reference in a create's or an update's response body (stored in the
+   * ledger, and handed to the record's next version as `PostedRow.remoteReference`). An update
+   * whose answer carries no body can return `row.remoteReference`.
+   */
+  readonly remoteReference: (responseBody: unknown, row: PostedRow) => string;
   /**
    * `check-before-create`: the GET path that finds a row's remote record, and how to pick the
-   * record of this content version from the response. Required for that strategy; also used
-   * by reconciliation (`idem run --force-reconcile`).
+   * record of this content version from the response: before a create or an update, a record
+   * already of this version means the request was applied (check-before-update compares the
+   * remote record's version). Required for that strategy; also used by reconciliation
+   * (`idem run --force-reconcile`).
    */
   readonly lookup?: DestinationLookup;
   /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import { claimLedgerItems } from '../ledger/ledger-claims.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
+import { lastPostedReferences } from '../ledger/last-posted-references.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { ClaimLease } from './claim-lease.ts';
 import type { HeldClaims } from './held-claims.ts';
@@ -20,6 +21,8 @@ export function claimBatchSize(concurrency: number): number {
 export interface ClaimedItem {
   readonly item: LedgerItem;
   readonly row: TargetRow | undefined;
+  /** The remote reference of the record's last posted version (see `lastPostedReferences`), if any. */
+  readonly remoteReference: string | undefined;
   readonly lease: ClaimLease;
 }
 
@@ -102,6 +105,7 @@ export class BatchClaimer {
     this.#afterId = items.at(-1)?.id ?? this.#afterId;
     if (items.length > 0) this.#options.held.add(lease);
     const rows = await readTargetRows(db, pipeline, items);
-    return items.map((item) => ({ item, row: rows.get(item.id), lease }));
+    const references = await lastPostedReferences(db, items);
+    return items.map((item) => ({ item, row: rows.get(item.id), remoteReference: references.get(item.id), lease }));
   }
 }

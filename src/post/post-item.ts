@@ -103,7 +103,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     await ctx.assertMaySend();
     try {
       const response = await send(agent, { method: request.method, url: `${destination.url}${request.path}`, headers: { ...headers, ...request.headers }, body: request.body });
-      return definition.remoteReference(response.body);
+      return definition.remoteReference(response.body, row);
     } catch (error) {
       lastCreateMayHaveApplied = requestMayHaveApplied(definition, error);
       if (lastCreateMayHaveApplied) {

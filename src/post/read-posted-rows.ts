@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/queryable.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
+import { lastPostedReferences } from '../ledger/last-posted-references.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
 
@@ -30,23 +31,29 @@ export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition,
   return rows;
 }
 
-/** The row `item` posts, with canonical values, from its target row as read by {@link readTargetRows}. */
-export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: LedgerItem, row: TargetRow): PostedRow {
+/**
+ * The row `item` posts, with canonical values, from its target row as read by
+ * {@link readTargetRows}, and the remote reference of its record's last posted version (see
+ * `lastPostedReferences`), if any.
+ */
+export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: LedgerItem, row: TargetRow, remoteReference?: string): PostedRow {
   const values: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(pipeline.columns)) values[name] = q.adapter.fromDriverValue(spec, row[name]);
-  return { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values };
+  return { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values, ...(remoteReference === undefined ? {} : { remoteReference }) };
 }
 
 /**
- * The target rows the items post, keyed by ledger item id, with canonical values. An item whose
+ * The target rows the items post, keyed by ledger item id, with canonical values and their
+ * records' last posted remote references. An item whose
  * record has changed again since it was enqueued is absent (its version is superseded).
  */
 export async function readPostedRows(q: Queryable, pipeline: PipelineDefinition, items: readonly LedgerItem[]): Promise<Map<number, PostedRow>> {
   const rows = await readTargetRows(q, pipeline, items);
+  const references = await lastPostedReferences(q, items);
   const posted = new Map<number, PostedRow>();
   for (const item of items) {
     const row = rows.get(item.id);
-    if (row) posted.set(item.id, toPostedRow(q, pipeline, item, row));
+    if (row) posted.set(item.id, toPostedRow(q, pipeline, item, row, references.get(item.id)));
   }
   return posted;
 }

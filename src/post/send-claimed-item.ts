@@ -47,7 +47,7 @@ export async function sendClaimedItem(claimed: ClaimedItem, ctx: ClaimedItemCont
   }
 }
 
-async function sendAndRecord({ item, row, lease }: ClaimedItem, ctx: ClaimedItemContext): Promise<void> {
+async function sendAndRecord({ item, row, remoteReference, lease }: ClaimedItem, ctx: ClaimedItemContext): Promise<void> {
   const { db, tally, log, worker } = ctx;
   if (!row) {
     tally.superseded();
@@ -56,7 +56,7 @@ async function sendAndRecord({ item, row, lease }: ClaimedItem, ctx: ClaimedItem
   }
   let outcome: PostItemOutcome;
   try {
-    outcome = await postItem(item, toPostedRow(db, ctx.pipeline, item, row), {
+    outcome = await postItem(item, toPostedRow(db, ctx.pipeline, item, row, remoteReference), {
       destination: ctx.destination,
       agent: ctx.agent,
       markSending: async () => {

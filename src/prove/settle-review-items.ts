@@ -33,7 +33,8 @@ export async function settleReviewItems(db: Database, pipeline: PipelineDefiniti
     const ref = { jobName: pipeline.name, reference: item.sourceReference, destination: item.destination, nowIso: new Date().toISOString() };
     const [record] = standIns.recordsFor(item.destination, item.sourceReference);
     if (record) {
-      await markReviewItemPosted(db, { ...ref, remoteReference: definition.remoteReference(record) });
+      const row = { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values: {} };
+      await markReviewItemPosted(db, { ...ref, remoteReference: definition.remoteReference(record, row) });
       markedPosted += 1;
     } else {
       await retryReviewItem(db, ref);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { SandboxFault, SandboxSettings } from './sandbox-fault.ts';
 
 const scope = {
-  route: z.enum(['POST /invoices', 'GET /products']).optional(),
+  route: z.enum(['POST /invoices', 'PUT /invoices/:id', 'GET /products']).optional(),
   reference: z.string().optional(),
   count: z.int().optional(),
 };

@@ -8,10 +8,18 @@ import type { SandboxPauses } from './sandbox-pauses.ts';
 import type { SandboxRequest } from './sandbox-request.ts';
 import type { SandboxRequestLog, SandboxState } from './sandbox-state.ts';
 import { pageSandboxProducts } from './page-sandbox-products.ts';
-import { validateInvoiceBody, type SandboxInvoiceBody } from './validate-invoice-body.ts';
+import { validateInvoiceBody, validatePatch, type SandboxInvoiceBody } from './validate-invoice-body.ts';
 
-/** What a `POST /invoices` does, decided when it arrives: answer, drop the connection, or create. */
-type PostPlan = { kind: 'answer'; answer: SandboxAnswer } | { kind: 'reset' } | { kind: 'create'; invoice: SandboxInvoiceBody };
+/**
+ * What a `POST /invoices`, `PUT` or `PATCH /invoices/:id` does, decided when it arrives: answer,
+ * drop the connection, or write (create, replace or merge into the record).
+ */
+type WritePlan = { kind: 'answer'; answer: SandboxAnswer } | { kind: 'reset' } | { kind: 'write'; fields: Record<string, unknown> };
+
+/** The `:id` of `/invoices/:id`, or undefined for any other path. */
+function invoiceId(pathname: string): string | undefined {
+  return /^\/invoices\/([^/]+)$/.exec(pathname)?.[1];
+}
 
 /** The parts of a running sandbox the API routes use. */
 export interface SandboxApiParts {
@@ -43,7 +51,7 @@ export class SandboxApiRoutes {
       method,
       path: url.pathname,
       query: url.search,
-      reference: (method === 'POST' ? request.reference : url.searchParams.get('reference')) ?? null,
+      reference: this.#loggedReference(request),
       idempotencyKey: request.header('idempotency-key'),
       at: new Date().toISOString(),
     };
@@ -53,23 +61,39 @@ export class SandboxApiRoutes {
       await pauses.pause(behaviour.latencyMs);
       return sendAnswer(res, errorAnswer(429, { 'retry-after': '1' }));
     }
-    if (method === 'POST' && url.pathname === '/invoices') return this.#postInvoice(request, res);
+    if (method === 'POST' && url.pathname === '/invoices') return this.#writeInvoice(request, res, undefined);
+    const id = invoiceId(url.pathname);
+    if ((method === 'PUT' || method === 'PATCH') && id !== undefined) return this.#writeInvoice(request, res, id);
     if (method === 'GET' && url.pathname === '/products') return this.#getProducts(request, res);
     await pauses.pause(behaviour.latencyMs);
     sendAnswer(res, this.#lookUpInvoices(request));
   }
 
-  async #postInvoice(request: SandboxRequest, res: ServerResponse): Promise<void> {
+  /** The body's `reference` for a write (else the reference of the record a PUT or PATCH names), the `?reference=` query for GET. */
+  #loggedReference(request: SandboxRequest): string | null {
+    const { method, url } = request;
+    if (method === 'GET') return url.searchParams.get('reference');
+    if (method === 'POST') return request.reference ?? null;
+    const id = invoiceId(url.pathname);
+    if ((method !== 'PUT' && method !== 'PATCH') || id === undefined) return null;
+    return request.reference ?? this.#parts.state.record(id)?.reference ?? null;
+  }
+
+  /** `POST /invoices` (`id` undefined: create), `PUT /invoices/:id` (replace) or `PATCH /invoices/:id` (merge). */
+  async #writeInvoice(request: SandboxRequest, res: ServerResponse, id: string | undefined): Promise<void> {
     const { state, behaviour, faults, injection, pauses } = this.#parts;
     const key = behaviour.idempotencyKeys ? request.header('idempotency-key') : null;
-    const fault = faults.take('POST /invoices', request.reference);
+    const route = id === undefined ? 'POST /invoices' : 'PUT /invoices/:id';
+    const fault = faults.take(route, this.#loggedReference(request) ?? undefined);
     // Planned before the latency, so the key is reserved (in flight) while the request "executes".
-    const plan = this.#planPost(request, key, fault);
+    const plan = this.#planWrite(request, key, fault, id);
     await pauses.pause(behaviour.latencyMs + injection.delayMs(fault));
     if (plan.kind === 'reset') return request.resetConnection();
     let answer: SandboxAnswer;
-    if (plan.kind === 'create') {
-      answer = { status: 201, json: state.createRecordJson(plan.invoice) };
+    if (plan.kind === 'write') {
+      const json = id === undefined ? state.createRecordJson(plan.fields as SandboxInvoiceBody) : state.updateRecordJson(id, plan.fields, request.method === 'PUT' ? 'replace' : 'merge');
+      // A record voided while the update "executed" is gone: nothing was written.
+      answer = json === undefined ? errorAnswer(404) : { status: id === undefined ? 201 : 200, json };
       if (key !== null) state.idempotency.complete(key, answer);
     } else {
       answer = plan.answer;
@@ -78,15 +102,20 @@ export class SandboxApiRoutes {
     if (sent) sendAnswer(res, sent);
   }
 
-  #planPost(request: SandboxRequest, key: string | null, fault: SandboxFault | undefined): PostPlan {
+  #planWrite(request: SandboxRequest, key: string | null, fault: SandboxFault | undefined, id: string | undefined): WritePlan {
     const instead = this.#parts.injection.before(fault);
     if (instead === 'reset') return { kind: 'reset' };
     if (instead) return { kind: 'answer', answer: instead };
-    const validation = validateInvoiceBody(request.body);
+    const current = id === undefined ? undefined : this.#parts.state.record(id);
     // Stripe saves no result for a request that failed validation, so the key is not reserved.
+    if (id !== undefined && current === undefined) return { kind: 'answer', answer: errorAnswer(404) };
+    const validation = request.method === 'PATCH' ? validatePatch(request.body) : validateInvoiceBody(request.body);
     if (!validation.ok) return { kind: 'answer', answer: validationFailedAnswer(validation.details) };
+    if (current !== undefined && validation.fields.reference !== undefined && validation.fields.reference !== current.reference) {
+      return { kind: 'answer', answer: validationFailedAnswer([{ field: 'reference', message: `must be the record's reference, ${JSON.stringify(current.reference)}` }]) };
+    }
     const keyed = key === null ? undefined : this.#parts.state.idempotency.admit(key, request.raw, request.body);
-    return keyed ? { kind: 'answer', answer: keyed } : { kind: 'create', invoice: validation.invoice };
+    return keyed ? { kind: 'answer', answer: keyed } : { kind: 'write', fields: validation.fields };
   }
 
   async #getProducts(request: SandboxRequest, res: ServerResponse): Promise<void> {
@@ -111,7 +140,7 @@ export class SandboxApiRoutes {
       const reference = url.searchParams.get('reference');
       return jsonAnswer(200, { data: reference === null ? state.records() : state.recordsByReference(reference) });
     }
-    const id = /^\/invoices\/([^/]+)$/.exec(url.pathname)?.[1];
+    const id = invoiceId(url.pathname);
     if (method === 'DELETE' && id !== undefined) return state.deleteRecord(id) ? jsonAnswer(200, { id, deleted: true }) : errorAnswer(404);
     const record = method === 'GET' && id !== undefined ? state.record(id) : undefined;
     return record ? jsonAnswer(200, record) : errorAnswer(404);

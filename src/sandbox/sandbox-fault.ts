@@ -1,13 +1,14 @@
-/** The API routes a scripted fault can hit. */
-export type SandboxFaultRoute = 'POST /invoices' | 'GET /products';
+/** The API routes a scripted fault can hit; `PUT /invoices/:id` stands for PATCH as well (an update). */
+export type SandboxFaultRoute = 'POST /invoices' | 'PUT /invoices/:id' | 'GET /products';
 
 /** Narrows which API requests consume a fault, and how many. */
 export interface SandboxFaultScope {
   /** Only requests to this route consume the fault; default 'POST /invoices'. */
   route?: SandboxFaultRoute;
   /**
-   * `POST /invoices` only: only requests whose body has this `reference` consume the fault;
-   * omitted = any POST. A fault with a `reference` never matches `GET /products`.
+   * `POST /invoices` and `PUT /invoices/:id` only: only requests for this `reference` (the body's,
+   * or for an update without one, the record's) consume the fault; omitted = any such request.
+   * A fault with a `reference` never matches `GET /products`.
    */
   reference?: string;
   /** How many matching requests the fault applies to before it is gone; default 1. */
@@ -16,7 +17,8 @@ export interface SandboxFaultScope {
 
 /**
  * A scripted failure, consumed in queue order by the next matching request (`POST /invoices`
- * unless `route` says `GET /products`, where nothing is committed, so the `-after-commit` kinds
+ * unless `route` says an update, `PUT /invoices/:id` (or PATCH), whose commit is the update, or
+ * `GET /products`, where nothing is committed, so the `-after-commit` kinds
  * act like `reset`, a plain hang or a plain status, and `late-commit` like a slow answer):
  * - `status`: answer `status` (e.g. 503, 429, 400) and create nothing. `retryAfterSeconds` sets
  *   `Retry-After` (seconds); `body` replaces the default `{ error: "<status text>" }` JSON body.

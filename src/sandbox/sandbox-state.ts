@@ -3,10 +3,17 @@ import type { SandboxInvoiceBody } from './validate-invoice-body.ts';
 import { validateSandboxProducts } from './validate-sandbox-products.ts';
 import type { SandboxProduct } from './validate-sandbox-products.ts';
 
-/** A created invoice: the body as sent plus the server-assigned `id` (`inv_000001`…) and `created_at` (ISO 8601). */
+/**
+ * A stored invoice: the body as sent (by its create, or by its last `PUT`, with the fields of any
+ * `PATCH` since), plus the server-assigned `id` (`inv_000001`…), `created_at` and `updated_at`
+ * (ISO 8601) and `revision`: 1 when created, one more for every update applied (a replayed
+ * idempotent request applies nothing), so a test can tell an update applied once from twice.
+ */
 export interface SandboxRecord extends SandboxInvoiceBody {
   id: string;
   created_at: string;
+  updated_at: string;
+  revision: number;
 }
 
 /** One API request as received (admin and health requests are not logged). `at` is ISO 8601. */
@@ -15,7 +22,10 @@ export interface SandboxRequestLog {
   path: string;
   /** The query string as sent, with its `?` (`?page=2&per_page=100`), or '' when there is none. */
   query: string;
-  /** The body's `reference` for POST, the `?reference=` query for GET, else null. */
+  /**
+   * The body's `reference` for POST, PUT and PATCH (for a PUT or PATCH without one, the reference
+   * of the record it names), the `?reference=` query for GET, else null.
+   */
   reference: string | null;
   /** The `Idempotency-Key` header as sent, even when the sandbox ignores keys. */
   idempotencyKey: string | null;
@@ -26,6 +36,8 @@ export interface SandboxRequestLog {
 export interface SandboxStats {
   records: number;
   postRequests: number;
+  /** PUT and PATCH requests received. */
+  updateRequests: number;
   getRequests: number;
   byReference: Record<string, number>;
   requests: SandboxRequestLog[];
@@ -52,6 +64,7 @@ export class SandboxState {
   #lastId = 0;
   #requests: SandboxRequestLog[] = [];
   #postRequests = 0;
+  #updateRequests = 0;
   #getRequests = 0;
 
   /**
@@ -77,6 +90,11 @@ export class SandboxState {
   /** POST requests received, including those answered by a fault, a 4xx or a replay. */
   get postRequests(): number {
     return this.#postRequests;
+  }
+
+  /** PUT and PATCH requests received, including those answered by a fault, a 4xx or a replay. */
+  get updateRequests(): number {
+    return this.#updateRequests;
   }
 
   /** GET requests received on the API routes. */
@@ -111,13 +129,39 @@ export class SandboxState {
     this.#lastId += 1;
     const id = `inv_${String(this.#lastId).padStart(6, '0')}`;
     // `id` leads for readable output; server-assigned fields win over client fields of the same name.
-    const record: SandboxRecord = Object.assign({ id }, invoice, { id, created_at: new Date().toISOString() });
+    const now = new Date().toISOString();
+    const record: SandboxRecord = Object.assign({ id }, invoice, { id, created_at: now, updated_at: now, revision: 1 });
     const stored: StoredRecord = { id, reference: record.reference, json: JSON.stringify(record) };
     this.#byId.set(id, stored);
     const sameReference = this.#byReference.get(stored.reference);
     if (sameReference) sameReference.push(stored);
     else this.#byReference.set(stored.reference, [stored]);
     return stored.json;
+  }
+
+  /**
+   * Updates a record in place: `replace` (PUT) keeps only `fields` as its body, `merge` (PATCH)
+   * sets the given fields over the body it has. Its `id`, `reference`, and `created_at` stay;
+   * `updated_at` becomes now and `revision` one more.
+   * @returns the record as JSON text (what the update answers, and replays under its key), or
+   *   undefined when there is no record with this id.
+   */
+  updateRecordJson(id: string, fields: Readonly<Record<string, unknown>>, mode: 'replace' | 'merge'): string | undefined {
+    const stored = this.#byId.get(id);
+    if (!stored) return undefined;
+    const current = parseRecord(stored);
+    const body = mode === 'replace' ? { ...fields } : { ...current, ...fields };
+    const record: SandboxRecord = Object.assign({ id }, body, {
+      id,
+      reference: current.reference,
+      created_at: current.created_at,
+      updated_at: new Date().toISOString(),
+      revision: current.revision + 1,
+    }) as SandboxRecord;
+    const updated: StoredRecord = { id, reference: current.reference, json: JSON.stringify(record) };
+    this.#byId.set(id, updated);
+    this.#byReference.set(current.reference, (this.#byReference.get(current.reference) ?? []).map((r) => (r.id === id ? updated : r)));
+    return updated.json;
   }
 
   /** Deletes (voids) a record, as an operator at the destination might. @returns whether it existed. */
@@ -171,6 +215,7 @@ export class SandboxState {
 
   logRequest(request: SandboxRequestLog): void {
     if (request.method === 'POST') this.#postRequests += 1;
+    if (request.method === 'PUT' || request.method === 'PATCH') this.#updateRequests += 1;
     if (request.method === 'GET') this.#getRequests += 1;
     this.#requests.push(request);
     if (this.#requests.length > REQUEST_LOG_LIMIT) this.#requests.shift();
@@ -180,6 +225,7 @@ export class SandboxState {
     return {
       records: this.#byId.size,
       postRequests: this.#postRequests,
+      updateRequests: this.#updateRequests,
       getRequests: this.#getRequests,
       byReference: Object.fromEntries([...this.#byReference].map(([reference, records]) => [reference, records.length])),
       requests: [...this.#requests],
@@ -195,6 +241,7 @@ export class SandboxState {
     this.#lastId = 0;
     this.#requests = [];
     this.#postRequests = 0;
+    this.#updateRequests = 0;
     this.#getRequests = 0;
   }
 }

@@ -1,4 +1,4 @@
-/** A `POST /invoices` body that passed validation; any other field is stored as given. */
+/** A `POST /invoices` or `PUT /invoices/:id` body that passed validation; any other field is stored as given. */
 export interface SandboxInvoiceBody {
   reference: string;
   type: 'invoice' | 'credit_note';
@@ -14,7 +14,7 @@ export interface SandboxValidationDetail {
 /** Checks only what the sandbox needs: a JSON object with a string `reference` and a known `type`. */
 export function validateInvoiceBody(
   body: unknown,
-): { ok: true; invoice: SandboxInvoiceBody } | { ok: false; details: SandboxValidationDetail[] } {
+): { ok: true; fields: SandboxInvoiceBody } | { ok: false; details: SandboxValidationDetail[] } {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { ok: false, details: [{ field: '(body)', message: 'must be a JSON object' }] };
   }
@@ -26,5 +26,18 @@ export function validateInvoiceBody(
   if (fields.type !== 'invoice' && fields.type !== 'credit_note') {
     details.push({ field: 'type', message: 'must be "invoice" or "credit_note"' });
   }
-  return details.length === 0 ? { ok: true, invoice: fields as SandboxInvoiceBody } : { ok: false, details };
+  return details.length === 0 ? { ok: true, fields: fields as SandboxInvoiceBody } : { ok: false, details };
+}
+
+/**
+ * Checks a `PATCH /invoices/:id` body: a JSON object whose `reference` and `type`, where given,
+ * are valid as in {@link validateInvoiceBody}; the fields it gives replace the record's.
+ */
+export function validatePatch(body: unknown): { ok: true; fields: Partial<SandboxInvoiceBody> } | { ok: false; details: SandboxValidationDetail[] } {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { ok: false, details: [{ field: '(body)', message: 'must be a JSON object' }] };
+  }
+  const fields = body as Record<string, unknown>;
+  const validation = validateInvoiceBody({ reference: 'R', type: 'invoice', ...fields });
+  return validation.ok ? { ok: true, fields } : validation;
 }

@@ -63,35 +63,42 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
     expect(await ledger()).toHaveLength(INVOICES);
   });
 
-  it('sends a changed invoice once more, as a new version under a new idempotency key', async () => {
+  it('updates a changed invoice’s remote record once, with a PUT under a new idempotency key', async () => {
     expect((await run(envFor())).code).toBe(0);
+    const [created] = sandbox.state.recordsByReference('536365');
     const dir = editedFixture(DAY, (line, n) => (n === 2 ? line.replace(',6,2010-12-01', ',7,2010-12-01') : line));
     const changed = await run({ ...envFor(), IDEM_SOURCE_DIR: dir }, '--force');
     expect(changed.code).toBe(0);
     expect(summaryOf(changed).counts.upsert).toMatchObject({ updated: 1, enqueued: 1 });
-    expect(sandbox.state.postRequests).toBe(INVOICES + 1);
-    const versions = sandbox.state.recordsByReference('536365');
-    expect(versions).toHaveLength(2);
-    expect(new Set(versions.map((r) => r.version)).size).toBe(2);
-    const keys = posts('536365').map((r) => r.idempotencyKey);
-    expect(keys).toHaveLength(2);
-    expect(keys[0]).not.toBe(keys[1]);
-    expect(Object.entries(sandbox.state.stats().byReference).filter(([, n]) => n !== 1)).toEqual([['536365', 2]]);
+    expect(sandbox.state.postRequests).toBe(INVOICES);
+    expect(sandbox.state.updateRequests).toBe(1);
+    const put = sandbox.state.stats().requests.filter((r) => r.method === 'PUT');
+    expect(put).toMatchObject([{ path: `/invoices/${created!.id}`, reference: '536365' }]);
+    // One record, updated in place to the new version.
+    const [target] = await db.knex('online_retail_invoices').where({ source_reference: '536365' }).select('row_hash', 'line_count');
+    expect(sandbox.state.recordsByReference('536365')).toMatchObject([{ id: created!.id, version: target.row_hash, revision: 2, created_at: created!.created_at }]);
+    expect(target.row_hash).not.toBe(created!.version);
+    expect(everyReferenceOnce()).toBe(true);
+    const items = await ledger('536365');
+    expect(items.map((i: any) => [i.status, i.remote_reference])).toEqual([['posted', created!.id], ['posted', created!.id]]);
+    expect(put[0]!.idempotencyKey).not.toBe(posts('536365')[0]!.idempotencyKey);
   });
 
-  it('posts a record changed back to earlier content again (A → B → A), under a fresh key', async () => {
+  it('updates a record changed back to earlier content again (A → B → A), under a fresh key', async () => {
     expect((await run(envFor())).code).toBe(0);
     const changed = editedFixture(DAY, (line, n) => (n === 2 ? line.replace(',6,2010-12-01', ',7,2010-12-01') : line));
     expect((await run({ ...envFor(), IDEM_SOURCE_DIR: changed }, '--force')).code).toBe(0);
     const back = await run(envFor(), '--force');
     expect(summaryOf(back).counts.upsert).toMatchObject({ updated: 1, enqueued: 1 });
-    const keys = posts('536365').map((r) => r.idempotencyKey);
-    expect(keys).toHaveLength(3);
-    expect(new Set(keys).size).toBe(3);
-    expect(keys[2]).toBe(`${keys[0]}#1`);
-    const versions = sandbox.state.recordsByReference('536365').map((r) => r.version);
-    expect(versions).toEqual([versions[0], versions[1], versions[0]]);
-    expect(sandbox.state.postRequests).toBe(INVOICES + 2);
+    const keys = sandbox.state.stats().requests.filter((r) => r.reference === '536365' && r.method !== 'GET').map((r) => `${r.method} ${r.idempotencyKey}`);
+    const first = keys[0]!.slice('POST '.length);
+    expect(keys).toEqual([`POST ${first}`, expect.stringMatching(/^PUT /), `PUT ${first}#1`]);
+    expect(new Set(keys.map((k) => k.split(' ')[1])).size).toBe(3);
+    const versions = (await ledger('536365')).map((i: any) => i.row_hash);
+    expect(versions[2]).toBe(versions[0]);
+    expect(sandbox.state.recordsByReference('536365')).toMatchObject([{ version: versions[0], revision: 3 }]);
+    expect(sandbox.state.postRequests).toBe(INVOICES);
+    expect(sandbox.state.updateRequests).toBe(2);
   });
 
   it('retries 503 twice, then creates one record on the 3rd attempt', async () => {
