@@ -27,7 +27,7 @@ afterEach(async () => {
   await api.close();
 });
 
-async function call(method: 'GET' | 'POST', path: string, options: CallOptions = {}): Promise<Reply> {
+async function call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, options: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.key !== undefined) headers['idempotency-key'] = options.key;
   const response = await request(`${api.url}${path}`, {
@@ -150,6 +150,54 @@ describe('sandbox accounting API', () => {
       ['GET', null],
       ['GET', null],
     ]);
+  });
+
+  it('updates a record in place: PUT replaces its body, PATCH merges fields, each one revision more', async () => {
+    const created = await postInvoice(invoice('R-1'));
+    expect(created.body).toMatchObject({ id: 'inv_000001', revision: 1 });
+    const put = await call('PUT', '/invoices/inv_000001', { body: { reference: 'R-1', type: 'invoice', version: 2, total: '130.00' }, key: 'put-1' });
+    expect(put.status).toBe(200);
+    // Replaced: customer_id and currency are gone; id, reference and created_at stay.
+    expect(put.body).toEqual({ id: 'inv_000001', reference: 'R-1', type: 'invoice', version: 2, total: '130.00', created_at: created.body.created_at, updated_at: put.body.updated_at, revision: 2 });
+    const patch = await call('PATCH', '/invoices/inv_000001', { body: { total: '140.00' } });
+    expect(patch.status).toBe(200);
+    expect(patch.body).toMatchObject({ id: 'inv_000001', version: 2, total: '140.00', revision: 3 });
+    expect(api.state.recordsByReference('R-1')).toEqual([patch.body]);
+    expect(api.state.updateRequests).toBe(2);
+    expect(seen.map((entry) => [entry.method, entry.reference, entry.idempotencyKey])).toEqual([
+      ['POST', 'R-1', null],
+      ['PUT', 'R-1', 'put-1'],
+      ['PATCH', 'R-1', null],
+    ]);
+  });
+
+  it('replays an update under its idempotency key without applying it again, and refuses what it cannot update', async () => {
+    await postInvoice(invoice('R-1'));
+    const body = { reference: 'R-1', type: 'invoice', version: 2 };
+    const first = await call('PUT', '/invoices/inv_000001', { body, key: 'put-1' });
+    const again = await call('PUT', '/invoices/inv_000001', { body, key: 'put-1' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(api.state.record('inv_000001')).toMatchObject({ version: 2, revision: 2 });
+    expect((await call('PUT', '/invoices/inv_000001', { body: { ...body, version: 3 }, key: 'put-1' })).status).toBe(422);
+    expect((await call('PUT', '/invoices/inv_000009', { body, key: 'put-9' })).status).toBe(404);
+    const other = await call('PUT', '/invoices/inv_000001', { body: { ...body, reference: 'R-2' } });
+    expect(other.status).toBe(400);
+    expect(other.body).toEqual({ error: 'validation_failed', details: [{ field: 'reference', message: 'must be the record\'s reference, "R-1"' }] });
+    expect((await call('PATCH', '/invoices/inv_000001', { body: { type: 'receipt' } })).status).toBe(400);
+    expect(api.state.record('inv_000001')).toMatchObject({ version: 2, revision: 2 });
+  });
+
+  it('applies a scripted fault to an update of one reference: applied, then answered 504', async () => {
+    await postInvoice(invoice('R-1'));
+    api.addFaults([{ kind: 'status-after-commit', status: 504, route: 'PUT /invoices/:id', reference: 'R-1' }]);
+    const body = { reference: 'R-1', type: 'invoice', version: 2 };
+    expect((await call('PUT', '/invoices/inv_000001', { body, key: 'put-1' })).status).toBe(504);
+    expect(api.state.record('inv_000001')).toMatchObject({ version: 2, revision: 2 });
+    const retried = await call('PUT', '/invoices/inv_000001', { body, key: 'put-1' });
+    expect(retried.status).toBe(200);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(api.state.record('inv_000001')).toMatchObject({ revision: 2 });
   });
 
   it('answers 503 twice without creating anything, then creates', async () => {
@@ -305,7 +353,7 @@ describe('sandbox accounting API', () => {
     expect(invalid.body.error).toBe('validation_failed');
 
     expect((await call('POST', '/_admin/reset')).body).toEqual({ ok: true });
-    expect((await call('GET', '/_admin/stats')).body).toEqual({ records: 0, postRequests: 0, getRequests: 0, byReference: {}, requests: [] });
+    expect((await call('GET', '/_admin/stats')).body).toEqual({ records: 0, postRequests: 0, updateRequests: 0, getRequests: 0, byReference: {}, requests: [] });
     expect((await postInvoice(invoice('R-2'))).body.id).toBe('inv_000001');
   });
 
@@ -319,7 +367,7 @@ describe('sandbox accounting API', () => {
       details: [
         { field: 'latencyMs', message: 'Too small: expected number to be >=0' },
         { field: 'faults[0].status', message: 'Invalid input: expected number, received undefined' },
-        { field: 'faults[1].route', message: 'Invalid option: expected one of "POST /invoices"|"GET /products"' },
+        { field: 'faults[1].route', message: 'Invalid option: expected one of "POST /invoices"|"PUT /invoices/:id"|"GET /products"' },
         { field: 'faults[2].kind', message: "Invalid discriminator value. Expected 'status' | 'reset' | 'reset-after-commit' | 'hang-after-commit' | 'status-after-commit' | 'late-commit'" },
         { field: 'latencyMS', message: 'is not a known field' },
       ],
@@ -340,7 +388,7 @@ describe('sandbox accounting API', () => {
     api.addFaults([{ kind: 'status', status: 503 }]);
     api.reset();
 
-    expect(api.state.stats()).toEqual({ records: 0, postRequests: 0, getRequests: 0, byReference: {}, requests: [] });
+    expect(api.state.stats()).toEqual({ records: 0, postRequests: 0, updateRequests: 0, getRequests: 0, byReference: {}, requests: [] });
     const again = await postInvoice(invoice('R-1'), { key: 'key-1' });
     expect(again.status).toBe(201);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
