@@ -23,7 +23,9 @@ const STRATEGIES: PostStrategy[] = ['idempotency-key', 'check-before-create', 'm
 async function openUpdateWorld(dialect: TestDialect, strategy: PostStrategy, identity: string) {
   const world: FaultWorld = await openFaultWorld(dialect, identity);
   world.sandbox.configure({ idempotencyKeys: strategy === 'idempotency-key' });
-  const env = world.env({ strategy });
+  // Short timeouts, settle delay and takeover grace: under check-before-create a rerun takes the
+  // killed run's items over only after them, and the defaults add up to half a minute.
+  const env = { ...world.env({ strategy, settleDelayMs: 1000, http: { headersTimeoutMs: 3000, bodyTimeoutMs: 3000 } }), IDEM_TAKEOVER_GRACE_MS: '1000' };
   const first = await runCli(['run', pipeline.name, '--date', '2010-12-01'], env);
   expect(first.code, first.stdout + first.stderr).toBe(0);
   expect(world.sandbox.state.records()).toHaveLength(INVOICES);
@@ -88,7 +90,7 @@ describeEachDialect('a changed invoice updates its one remote record exactly onc
       } finally {
         await t.close();
       }
-    });
+    }, 180_000);
 
     it.concurrent('a gateway answers 504 after the destination applied the PUT: applied once', async ({ task }) => {
       const t = await openUpdateWorld(dialect, strategy, task.name);
@@ -114,6 +116,6 @@ describeEachDialect('a changed invoice updates its one remote record exactly onc
       } finally {
         await t.close();
       }
-    });
+    }, 120_000);
   });
 });
