@@ -17,7 +17,8 @@ export interface SettledItems {
 /**
  * Does what `idem review` tells an operator to do for items in `review` after a crash under
  * mark-before-send: look the reference up at the destination (here: the stand-in), then mark the
- * item posted with the record found, or retry it when there is none. Uses the same functions as
+ * item posted with the record found (of the item's version, where records carry a `version`), or
+ * retry it when there is none. Uses the same functions as
  * `idem review --mark-posted` / `--retry`.
  */
 export async function settleReviewItems(db: Database, pipeline: PipelineDefinition, standIns: DestinationStandIns): Promise<SettledItems> {
@@ -31,7 +32,9 @@ export async function settleReviewItems(db: Database, pipeline: PipelineDefiniti
     }
     const definition = pipeline.destinations.find((d) => d.name === item.destination)!;
     const ref = { jobName: pipeline.name, reference: item.sourceReference, destination: item.destination, nowIso: new Date().toISOString() };
-    const [record] = standIns.recordsFor(item.destination, item.sourceReference);
+    // The stand-in's record holds this item's content when it carries its version, or carries none
+    // (a pipeline that does not send it): an update of an older record that was not applied is retried.
+    const record = standIns.recordsFor(item.destination, item.sourceReference).find((r) => r.version === undefined || r.version === item.version);
     if (record) {
       const row = { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values: {} };
       await markReviewItemPosted(db, { ...ref, remoteReference: definition.remoteReference(record, row) });
