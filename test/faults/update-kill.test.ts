@@ -82,6 +82,18 @@ describeEachDialect('a changed invoice updates its one remote record exactly onc
           expect(remote.revisions[3]).toBeUndefined();
           expect(remote.revisions[2]).toBeGreaterThanOrEqual(CHANGED - review.length);
           expect(remote.stale.every((reference) => review.includes(reference))).toBe(true);
+          // The operator settles each as operating.md says: the record holds the item's version → mark it posted, else retry.
+          const versions = new Map(((await t.world.db.knex('post_ledger').where({ status: 'review' }).select('source_reference', 'row_hash')) as { source_reference: string; row_hash: string }[]).map((r) => [r.source_reference, r.row_hash]));
+          for (const reference of review) {
+            const [record] = t.world.sandbox.state.recordsByReference(reference);
+            const args = record!.version === versions.get(reference) ? ['--mark-posted', reference, '--remote-ref', record!.id] : ['--retry', reference];
+            const settled = await runCli(['review', pipeline.name, ...args], t.env);
+            expect(settled.code, settled.stdout + settled.stderr).toBe(0);
+          }
+          const last = await runCliWhenUnlocked(t.run, t.env);
+          expect(last.code, last.stdout + last.stderr).toBe(0);
+          expect(await remoteAgainstTarget(t.world)).toMatchObject({ records: INVOICES, notOnceRemotely: [], revisions: { 1: INVOICES - CHANGED, 2: CHANGED }, stale: [] });
+          expect(t.world.sandbox.state.postRequests).toBe(INVOICES);
         } else {
           expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
           expect(remote).toMatchObject({ revisions: { 1: INVOICES - CHANGED, 2: CHANGED }, stale: [] });
