@@ -3,7 +3,7 @@ import { HttpStatusError } from '../http/http-status-error.ts';
 import type { DestinationDefinition } from './destination-definition.ts';
 
 /**
- * Whether the destination may have applied a create request that failed with `error`, by what
+ * Whether the destination may have applied a request (a create or an update) that failed with `error`, by what
  * the failure proves (the strategies decide what to do with it, see `postItem`):
  * - never sent (connection refused, a connect timeout, a DNS failure, see `classifyHttpFailure`): no;
  * - a terminal error answer (a 4xx other than 408 and 429): no, the destination refused it;

@@ -64,7 +64,9 @@ function rightToSendLost(error: unknown): ClaimLostError | LockLostError | undef
 
 /**
  * Sends one ledger item by its destination's strategy (see `PostStrategy`), with retries. Never
- * throws for an HTTP failure: every ending is an outcome for the ledger. A terminal failure (a 4xx
+ * throws for an HTTP failure: every ending is an outcome for the ledger. The request is the
+ * definition's for the row: a create, or an update of the record `row.remoteReference` names; the
+ * strategies treat both alike, and "create" below means either. A terminal failure (a 4xx
  * other than 408 and 429) stops at once. A create that failed after it left, without proof that
  * the destination did not apply it (see `requestMayHaveApplied`), is resent only where the
  * strategy makes a resend safe: under idempotency-key with the same key; under check-before-create
