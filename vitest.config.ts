@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config';
 // MariaDB, the CLI as a child process). The JSON report feeds the plain
 // "N passed, N failed" line that .ci/run prints.
 export default defineConfig({
-  resolve: { alias: { idem: fileURLToPath(new URL('./src/index.ts', import.meta.url)) } },
+  resolve: {
+    alias: [
+      { find: /^idem\/testing$/, replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)) },
+      { find: /^idem$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
