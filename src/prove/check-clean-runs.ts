@@ -2,6 +2,7 @@ import { runIdemChild } from '../child-process/start-idem-child.ts';
 import { EXIT_CODES } from '../outcome/outcome.ts';
 import { compareTargetSnapshots } from './compare-target-snapshots.ts';
 import { describeChildEnd } from './describe-child-end.ts';
+import { ledgerTroubleText } from './ledger-trouble-text.ts';
 import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
 import { withProveCase, type ProveCase, type ProveTarget } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';
@@ -43,7 +44,11 @@ export async function checkCleanRuns(target: ProveTarget, onCheck?: (check: Prov
 async function cleanRun(c: ProveCase): Promise<{ outcome: ProveCheckOutcome; reference?: ProveReference }> {
   const { destinations } = c.pipeline;
   const run = await runIdemChild(c.runArgs, c.env());
-  if (run.code !== EXIT_CODES.ok || run.summary?.outcome !== 'completed') return { outcome: { result: 'fail', counts: describeChildEnd(run) } };
+  if (run.code !== EXIT_CODES.ok || run.summary?.outcome !== 'completed') {
+    // Say why: the destination's answer to the items that did not get through, not only their count.
+    const trouble = await c.withDatabase((db) => ledgerTroubleText(db, c.pipeline.name));
+    return { outcome: { result: 'fail', counts: [describeChildEnd(run), ...(trouble ? [trouble] : [])].join('; ') } };
+  }
   const state = await c.inspect();
   const tally = c.standIns.tally();
   const expected = state.snapshot.size * destinations.length;
