@@ -8,7 +8,9 @@ import { createTestDatabase, describeEachDialect, type TestDatabase } from '../h
 import { PROJECT_DIR } from '../helpers/run-cli.ts';
 import { openMigratedDatabase, openTestDatabase } from '../helpers/test-db.ts';
 
-const MIGRATIONS = readdirSync(path.join(PROJECT_DIR, 'migrations'))
+// idem's own migrations (migrations/framework/) and the project's, in one order by name.
+const MIGRATIONS = ['migrations/framework', 'migrations']
+  .flatMap((dir) => readdirSync(path.join(PROJECT_DIR, dir)))
   .filter((file) => file.endsWith('.ts'))
   .map((file) => file.slice(0, -'.ts'.length))
   .sort();
