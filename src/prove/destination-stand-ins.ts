@@ -1,8 +1,10 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { startSandboxApi, type SandboxApi } from '../sandbox/start-sandbox-api.ts';
+import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
+import { startSandboxApi } from '../sandbox/start-sandbox-api.ts';
 import type { SandboxFault } from '../sandbox/sandbox-fault.ts';
-import type { SandboxRecord } from '../sandbox/sandbox-state.ts';
+import { startHandlerStandIn } from './handler-stand-in.ts';
 
 /** What the stand-ins hold: records per destination and reference. */
 export interface RemoteTally {
@@ -22,12 +24,12 @@ export interface DestinationStandIns {
   readonly env: string;
   /** API requests received so far, every method. */
   requests(): number;
-  /** `POST` requests received so far. */
+  /** Writes received so far: `POST` at a sandbox, `POST`/`PUT`/`PATCH` at a described API. */
   posts(): number;
   tally(): RemoteTally;
-  /** The records a destination holds for one reference (to resolve items in review as an operator would). */
-  recordsFor(destination: string, reference: string): SandboxRecord[];
-  /** Called on every `POST` a stand-in receives, before it is processed: a kill here is a crash mid-post. */
+  /** The records a destination holds for one reference, as its API answered their creation (to resolve items in review as an operator would). */
+  recordsFor(destination: string, reference: string): unknown[];
+  /** Called on every write a stand-in receives, before it is processed: a kill here is a crash mid-post. */
   onPost: (() => void) | undefined;
   /** Queues scripted faults at every stand-in (see `SandboxFault`). */
   addFaults(faults: readonly SandboxFault[]): void;
@@ -35,55 +37,93 @@ export interface DestinationStandIns {
   close(): Promise<void>;
 }
 
+/** One started stand-in, whichever kind. */
+interface StandIn {
+  readonly url: string;
+  requests(): number;
+  writes(): number;
+  byReference(): ReadonlyMap<string, number>;
+  recordsFor(reference: string): unknown[];
+  addFaults(faults: readonly SandboxFault[]): void;
+  close(): Promise<void>;
+}
+
 /**
- * Starts the stand-ins. Each destination keeps its strategy (the pipeline's, or the override in
- * `config.destinations`) and its `http` settings; its URL and headers (credentials of the real
- * destination) are replaced.
+ * Starts the stand-ins. A destination described in the project's `stand-ins/<pipeline>.ts` (msw
+ * handlers, see `loadStandInHandlers`) is served by those handlers, wrapped so that the proof can
+ * count records per business key by the destination's own `request` and hold the strategy's
+ * contract (see `startHandlerStandIn`); any other gets idem's sandbox accounting API
+ * (`POST /invoices`, `GET /invoices?reference=`). Each destination keeps its strategy (the
+ * pipeline's, or the override in `config.destinations`) and its `http` settings; its URL and
+ * headers (credentials of the real destination) are replaced.
+ * @param withDatabase opens the case's scratch database: a described API's stand-in reads the ledger there.
  */
-export async function startDestinationStandIns(pipeline: PipelineDefinition, config: ResolvedConfig): Promise<DestinationStandIns> {
-  const sandboxes = new Map<string, SandboxApi>();
+export async function startDestinationStandIns(
+  pipeline: PipelineDefinition,
+  config: ResolvedConfig,
+  withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>,
+): Promise<DestinationStandIns> {
+  const started = new Map<string, StandIn>();
   const settings: Record<string, unknown> = {};
   const standIns: DestinationStandIns = {
     get env() {
       return JSON.stringify(settings);
     },
-    requests: () => sum((s) => s.state.stats().requests.length),
-    posts: () => sum((s) => s.state.postRequests),
+    requests: () => sum((s) => s.requests()),
+    posts: () => sum((s) => s.writes()),
     tally() {
       const duplicates: [string, number][] = [];
       let records = 0;
-      for (const [name, sandbox] of sandboxes) {
-        const { byReference } = sandbox.state.stats();
-        for (const [reference, count] of Object.entries(byReference)) {
+      for (const [name, standIn] of started) {
+        for (const [reference, count] of standIn.byReference()) {
           records += count;
-          if (count > 1) duplicates.push([sandboxes.size > 1 ? `${name} ${reference}` : reference, count]);
+          if (count > 1) duplicates.push([started.size > 1 ? `${name} ${reference}` : reference, count]);
         }
       }
       return { records, duplicates };
     },
-    recordsFor: (destination, reference) => sandboxes.get(destination)?.state.recordsByReference(reference) ?? [],
+    recordsFor: (destination, reference) => started.get(destination)?.recordsFor(reference) ?? [],
     onPost: undefined,
     addFaults(faults) {
-      for (const sandbox of sandboxes.values()) sandbox.addFaults(faults);
+      for (const standIn of started.values()) standIn.addFaults(faults);
     },
     async close() {
-      await Promise.all([...sandboxes.values()].map((s) => s.close()));
+      await Promise.all([...started.values()].map((s) => s.close()));
     },
   };
-  function sum(of: (sandbox: SandboxApi) => number): number {
-    return [...sandboxes.values()].reduce((total, sandbox) => total + of(sandbox), 0);
+  function sum(of: (standIn: StandIn) => number): number {
+    return [...started.values()].reduce((total, standIn) => total + of(standIn), 0);
   }
   try {
+    const described = pipeline.destinations.length > 0 ? await loadStandInHandlers(config.projectDir, pipeline.name) : undefined;
     for (const destination of pipeline.destinations) {
-      const sandbox = await startSandboxApi({
-        port: 0,
-        onRequest: (request) => {
-          if (request.method === 'POST') standIns.onPost?.();
-        },
-      });
-      sandboxes.set(destination.name, sandbox);
       const deployed = config.destinations[destination.name];
-      settings[destination.name] = { url: sandbox.url, ...(deployed?.strategy ? { strategy: deployed.strategy } : {}), ...(deployed?.http ? { http: deployed.http } : {}) };
+      const strategy = deployed?.strategy ?? destination.strategy;
+      const handlers = described?.destinations[destination.name];
+      let standIn: StandIn;
+      if (handlers) {
+        const wrapped = await startHandlerStandIn({ pipeline, destination, strategy, handlers, withDatabase });
+        wrapped.onWrite = () => standIns.onPost?.();
+        standIn = { ...wrapped, url: wrapped.url, byReference: () => wrapped.recordsByReference() };
+      } else {
+        const sandbox = await startSandboxApi({
+          port: 0,
+          onRequest: (request) => {
+            if (request.method === 'POST') standIns.onPost?.();
+          },
+        });
+        standIn = {
+          url: sandbox.url,
+          requests: () => sandbox.state.stats().requests.length,
+          writes: () => sandbox.state.postRequests,
+          byReference: () => new Map(Object.entries(sandbox.state.stats().byReference)),
+          recordsFor: (reference) => sandbox.state.recordsByReference(reference),
+          addFaults: (faults) => sandbox.addFaults(faults),
+          close: () => sandbox.close(),
+        };
+      }
+      started.set(destination.name, standIn);
+      settings[destination.name] = { url: standIn.url, ...(deployed?.strategy ? { strategy: deployed.strategy } : {}), ...(deployed?.http ? { http: deployed.http } : {}) };
     }
     return standIns;
   } catch (error) {

@@ -73,7 +73,6 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
   let standIns: DestinationStandIns | undefined;
   try {
     scratch = await target.databases.create();
-    standIns = await startDestinationStandIns(pipeline, config);
     const databaseUrl = scratch.url;
     const inherited = Object.fromEntries(
       Object.entries(target.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !NOT_INHERITED.includes(entry[0])),
@@ -86,6 +85,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
         await db.close();
       }
     };
+    standIns = await startDestinationStandIns(pipeline, config, withDatabase);
     const standInsEnv = standIns.env;
     const lockFree = async (db: Database): Promise<boolean> => {
       const attempt = await db.adapter.tryAcquireAppLock(db.knex, { name: appLockName(pipeline.name), owner: 'idem prove (lock check)', leaseMs: CHILD_LOCK_LEASE_MS });

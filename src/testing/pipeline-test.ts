@@ -6,6 +6,7 @@ import type { Database } from '../db/database.ts';
 import { openDatabase } from '../db/open-database.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { selectJobLedgerItems } from '../ledger/select-job-ledger-items.ts';
+import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
 import { loadPipeline } from '../pipeline/load-pipeline.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { recordingApi } from './recording-api.ts';
@@ -25,10 +26,14 @@ export interface PipelineTestOptions {
   readonly databaseUrl?: string;
   /**
    * msw request handlers per destination name, each destination served on its own loopback
-   * port. @defaultValue {@link recordingApi} for every destination of the pipeline
+   * port. @defaultValue `destinations()` of the project's `stand-ins/<pipeline>.ts` (the same
+   * description `idem prove` uses), and {@link recordingApi} for a destination it leaves out
    */
   readonly destinations?: Readonly<Record<string, readonly RequestHandler[]>>;
-  /** msw request handlers for the pipeline's HTTP JSON source, served on a loopback port (its `IDEM_SOURCES` URL). */
+  /**
+   * msw request handlers for the pipeline's HTTP JSON source, served on a loopback port (its
+   * `IDEM_SOURCES` URL). @defaultValue `source()` of `stand-ins/<pipeline>.ts`, else none
+   */
   readonly source?: readonly RequestHandler[];
   /** More environment for every `idem` child (`IDEM_NOW`, `LOG_LEVEL`, …). */
   readonly env?: Readonly<Record<string, string>>;
@@ -83,6 +88,9 @@ export async function startPipelineTest(options: PipelineTestOptions): Promise<P
   const projectDir = path.resolve(options.projectDir ?? process.cwd());
   const pipeline: PipelineDefinition = await loadPipeline(projectDir, options.pipeline);
   const requested = options.databaseUrl ?? process.env.DATABASE_URL;
+  const described = options.destinations && options.source ? undefined : await loadStandInHandlers(projectDir, pipeline.name);
+  const destinationHandlers = options.destinations ?? described?.destinations ?? {};
+  const sourceHandlers = options.source ?? described?.source;
   const closers: (() => Promise<void>)[] = [];
   const close = async (): Promise<void> => {
     for (const closer of closers.splice(0).reverse()) await closer();
@@ -95,18 +103,18 @@ export async function startPipelineTest(options: PipelineTestOptions): Promise<P
     closers.push(() => scratch.drop());
     const servers = new Map<string, HandlerServer>();
     const destinations: Record<string, { url: string }> = {};
-    for (const name of Object.keys(options.destinations ?? {})) {
+    for (const name of Object.keys(destinationHandlers)) {
       if (!pipeline.destinations.some((d) => d.name === name)) throw new Error(`pipeline ${pipeline.name} has no destination ${name}; its destinations: ${pipeline.destinations.map((d) => d.name).join(', ') || 'none'}`);
     }
     for (const destination of pipeline.destinations) {
-      const server = await serveHandlers(options.destinations?.[destination.name] ?? recordingApi());
+      const server = await serveHandlers(destinationHandlers[destination.name] ?? recordingApi());
       closers.push(() => server.close());
       servers.set(destination.name, server);
       destinations[destination.name] = { url: server.url };
     }
     let source: HandlerServer | undefined;
-    if (options.source) {
-      source = await serveHandlers(options.source);
+    if (sourceHandlers) {
+      source = await serveHandlers(sourceHandlers);
       closers.push(() => source!.close());
     }
     const env: Record<string, string> = {

@@ -4,9 +4,12 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runIdemChild } from '../../src/child-process/start-idem-child.ts';
 import { PROJECT_DIR } from '../helpers/run-cli.ts';
+import { startPipelineTest } from '../../src/testing/index.ts';
 
-// A project of its own whose destination is not the sandbox's POST /invoices: `idem prove`'s
-// stand-in does not serve POST /cars, and the failed check must say so, not only count items.
+// A project of its own whose destination is not the sandbox's POST /invoices (a json-server-like
+// cars API). Without a description `idem prove`'s default stand-in does not serve POST /cars, and
+// the failed check must say what it answered. Described as msw handlers in stand-ins/cars.ts, the
+// proof runs against them, and the test kit uses the same description.
 
 const PIPELINE = `import { z } from 'zod';
 import { column, csvSource, definePipeline } from 'idem';
@@ -29,11 +32,38 @@ export const pipeline = definePipeline({
   columns: { hp: column.integer() },
   destinations: [{
     name: 'cars-api',
-    strategy: 'idempotency-key',
-    request: (row) => ({ method: 'POST', path: '/cars', body: { name: row.sourceReference, hp: row.values.hp } }),
+    strategy: 'check-before-create',
+    request: (row) => ({ method: 'POST', path: '/cars', body: { name: row.sourceReference, hp: row.values.hp, version: row.version } }),
     remoteReference: (body) => String((body as { id: unknown }).id),
+    lookup: {
+      path: (row) => '/cars?name=' + encodeURIComponent(row.sourceReference),
+      find: (body, row) => {
+        const current = (body as { id: number; version: string }[]).at(-1);
+        return current?.version === row.version ? String(current.id) : undefined;
+      },
+      exists: (body) => (body as unknown[]).length > 0,
+    },
+    settleDelayMs: 100,
   }],
 });
+`;
+
+/** The cars API as json-server answers it: POST creates with the next id, GET ?name= lists. */
+const STAND_INS = `import { http, HttpResponse } from 'msw';
+
+export function destinations() {
+  const cars: { id: number; name: string }[] = [];
+  return {
+    'cars-api': [
+      http.post('/cars', async ({ request }) => {
+        const car = { ...((await request.json()) as { name: string }), id: cars.length + 1 };
+        cars.push(car);
+        return HttpResponse.json(car, { status: 201 });
+      }),
+      http.get('/cars', ({ request }) => HttpResponse.json(cars.filter((car) => car.name === new URL(request.url).searchParams.get('name')))),
+    ],
+  };
+}
 `;
 
 const MIGRATION = `import type { Knex } from 'knex';
@@ -48,27 +78,54 @@ export async function down(_knex: Knex, idem: MigrationContext): Promise<void> {
 }
 `;
 
-describe('idem prove on a destination its stand-in does not serve', () => {
+describe('idem prove on a destination that is not the sandbox', () => {
   let dir: string | undefined;
   afterEach(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
     dir = undefined;
   });
 
-  it('fails the clean run and says which answer the items got', async () => {
+  /** A temp project with the cars pipeline, its migration, a three-car file and (when asked) stand-ins/cars.ts. */
+  function carsProject(described: boolean): { dir: string; file: string; env: Record<string, string | undefined> } {
     dir = mkdtempSync(path.join(tmpdir(), 'idem-prove-cars-'));
-    for (const sub of ['pipelines', 'migrations', 'data', 'node_modules']) mkdirSync(path.join(dir, sub));
+    for (const sub of ['pipelines', 'migrations', 'data', 'node_modules', 'stand-ins']) mkdirSync(path.join(dir, sub));
+    for (const dependency of ['zod', 'msw']) symlinkSync(path.join(PROJECT_DIR, 'node_modules', dependency), path.join(dir, 'node_modules', dependency), 'dir');
     symlinkSync(PROJECT_DIR, path.join(dir, 'node_modules', 'idem'), 'dir');
-    symlinkSync(path.join(PROJECT_DIR, 'node_modules', 'zod'), path.join(dir, 'node_modules', 'zod'), 'dir');
     writeFileSync(path.join(dir, 'pipelines', 'cars.ts'), PIPELINE);
     writeFileSync(path.join(dir, 'migrations', '20270101000000_create_cars.ts'), MIGRATION);
+    if (described) writeFileSync(path.join(dir, 'stand-ins', 'cars.ts'), STAND_INS);
     const file = path.join(dir, 'data', 'cars.csv');
     writeFileSync(file, 'name,hp\nchevrolet chevelle malibu,130\nbuick skylark 320,165\nplymouth satellite,150\n');
-    const env = { PATH: process.env.PATH, HOME: process.env.HOME, IDEM_PROJECT_DIR: dir };
+    return { dir, file, env: { PATH: process.env.PATH, HOME: process.env.HOME, IDEM_PROJECT_DIR: dir } };
+  }
+
+  it('fails the clean run and says which answer the items got', async () => {
+    const { dir, file, env } = carsProject(false);
     const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1'], env, { cwd: dir });
     expect(result.code, result.stdout + result.stderr).toBe(1);
     const line = result.stdout.split('\n').find((l) => l.includes('clean run'));
     expect(line, result.stdout).toMatch(/fail/);
     expect(line).toMatch(/exit 3: .*3 item\(s\) failed at cars-api: HTTP 404 \(e\.g\. reference [a-z0-9 ]+\): /);
+  });
+
+  it('proves the pipeline against the API described in stand-ins/cars.ts, which the test kit uses too', { timeout: 600_000 }, async () => {
+    const { dir, file, env } = carsProject(true);
+    const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1'], env, { cwd: dir });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^clean run +pass +rows 3, remote 3 once, requests 6$/m);
+    expect(result.stdout).toMatch(/\npassed: \d+ checks\n$/);
+
+    const kit = await startPipelineTest({ pipeline: 'cars', projectDir: dir, databaseUrl: 'sqlite:' });
+    try {
+      const run = await kit.run(['--file', file]);
+      expect([run.exitCode, run.outcome], run.child.stderr).toEqual([0, 'completed']);
+      // check-before-create: a look-up, then the create, for each car.
+      expect(kit.requests().map((r) => `${r.method} ${r.path.split('?')[0]} ${r.status}`).sort()).toEqual([
+        ...Array(3).fill('GET /cars 200'),
+        ...Array(3).fill('POST /cars 201'),
+      ].sort());
+    } finally {
+      await kit.close();
+    }
   });
 });
