@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { RequestHandler } from 'msw';
 import { runIdemChild, type IdemChildResult } from '../child-process/start-idem-child.ts';
+import { EXIT_CODES } from '../outcome/outcome.ts';
 import { createScratchDatabase, type ScratchDatabase } from '../db/create-scratch-database.ts';
 import type { Database } from '../db/database.ts';
 import { openDatabase } from '../db/open-database.ts';
@@ -128,7 +129,7 @@ export async function startPipelineTest(options: PipelineTestOptions): Promise<P
     const idem = (args: readonly string[]): Promise<IdemChildResult> =>
       runIdemChild(args, { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, { cwd: projectDir });
     const migrated = await idem(['migrate']);
-    if (migrated.code !== 0) throw new Error(`idem migrate exited ${migrated.code}:\n${migrated.stderr}${migrated.stdout}`);
+    if (migrated.code !== EXIT_CODES.ok) throw new Error(`idem migrate exited ${migrated.code}:\n${migrated.stderr}${migrated.stdout}`);
     const db: Database = await openDatabase({ databaseUrl: scratch.url, projectDir });
     closers.push(() => db.close());
     return {
