@@ -7,7 +7,7 @@ import type { MigrationContext } from './migration-context.ts';
 
 type MigrationFn = (knex: Knex, idem: MigrationContext) => Promise<void>;
 
-/** Where idem's own migrations live inside its package: `job_runs`, `post_ledger`, `source_marks`, … */
+/** Where idem's own migrations live inside its package: `job_runs`, the post ledger, `source_marks`, … */
 export const FRAMEWORK_MIGRATIONS_DIR = path.join('migrations', 'framework');
 
 /** One migration file and the package or project it belongs to (whose `dist/` may hold its build). */
@@ -20,7 +20,7 @@ interface MigrationFile {
  * A knex migration source over idem's own migrations (`migrations/framework/*.ts` of the idem
  * package, wherever it is installed) and the project's (`<projectDir>/migrations/*.ts`), in one
  * order by name. So a project of one's own, with idem installed as a package and
- * `IDEM_PROJECT_DIR` pointing at it, gets `job_runs` and `post_ledger` from the package and
+ * `IDEM_PROJECT_DIR` pointing at it, gets `job_runs` and the post ledger from the package and
  * holds only its pipelines' migrations. A project file named like a framework migration is
  * ignored (older projects re-exported them). Names carry no extension, so a migration applied
  * from the TypeScript source and one applied from the build are the same migration. Each

@@ -7,6 +7,8 @@ import { appLockName } from '../runs/app-lock-name.ts';
 import type { JobRun } from '../runs/job-run.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { RunKey } from '../runs/run-key.ts';
+import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
+import { serveHandlers } from '../testing/serve-handlers.ts';
 import { startDestinationStandIns, type DestinationStandIns } from './destination-stand-ins.ts';
 import { readTargetSnapshot, type TargetSnapshot } from './read-target-snapshot.ts';
 import type { ScratchDatabases } from './scratch-databases.ts';
@@ -71,6 +73,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
   const { config, pipeline, runKey } = target;
   let scratch: ScratchDatabase | undefined;
   let standIns: DestinationStandIns | undefined;
+  let closeSource: (() => Promise<void>) | undefined;
   try {
     scratch = await target.databases.create();
     const databaseUrl = scratch.url;
@@ -87,6 +90,14 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
     };
     standIns = await startDestinationStandIns(pipeline, config, withDatabase);
     const standInsEnv = standIns.env;
+    // An HTTP source described in stand-ins/<pipeline>.ts is served per case too, fresh, and
+    // replaces the IDEM_SOURCES URL; without it the source is read where IDEM_SOURCES points.
+    const describedSource = pipeline.source.kind === 'http-json' ? (await loadStandInHandlers(config.projectDir, pipeline.name))?.source : undefined;
+    if (describedSource) {
+      const server = await serveHandlers(describedSource);
+      closeSource = () => server.close();
+      inherited.IDEM_SOURCES = JSON.stringify({ ...config.sources, [pipeline.name]: { ...config.sources[pipeline.name], url: server.url } });
+    }
     const lockFree = async (db: Database): Promise<boolean> => {
       const attempt = await db.adapter.tryAcquireAppLock(db.knex, { name: appLockName(pipeline.name), owner: 'idem prove (lock check)', leaseMs: CHILD_LOCK_LEASE_MS });
       if (attempt.acquired) await attempt.lock.release();
@@ -127,6 +138,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
     return await work(proveCase);
   } finally {
     await standIns?.close();
+    await closeSource?.();
     await scratch?.drop();
   }
 }

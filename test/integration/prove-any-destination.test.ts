@@ -128,4 +128,49 @@ describe('idem prove on a destination that is not the sandbox', () => {
       await kit.close();
     }
   });
+
+  it('proves an HTTP source pipeline against the source described in stand-ins/stations.ts, without IDEM_SOURCES', { timeout: 600_000 }, async () => {
+    const { dir, env } = carsProject(false);
+    writeFileSync(path.join(dir, 'pipelines', 'stations.ts'), `import { z } from 'zod';
+import { column, definePipeline, httpJsonSource } from 'idem';
+
+export const pipeline = definePipeline({
+  name: 'stations',
+  sourceSystem: 'noaa',
+  timeZone: 'UTC',
+  source: httpJsonSource({
+    path: '/stations',
+    paging: { style: 'link-header' },
+    items: (body) => body as unknown[],
+    row: z.object({ id: z.string().min(1), name: z.string().min(1) }),
+    invalidRows: 'fail',
+  }),
+  async *toRecords(rows) {
+    for await (const row of rows) yield { sourceReference: row.value.id, line: row.line, values: { name: row.value.name } };
+  },
+  tables: { staging: 'stg_stations', target: 'stations' },
+  columns: { name: column.text() },
+});
+`);
+    writeFileSync(path.join(dir, 'migrations', '20270101000100_create_stations.ts'), MIGRATION.replaceAll('cars', 'stations').replace('column.integer()', 'column.text()').replaceAll('hp:', 'name:'));
+    writeFileSync(path.join(dir, 'stand-ins', 'stations.ts'), `import { http, HttpResponse } from 'msw';
+
+export function source() {
+  return [http.get('/stations', () => HttpResponse.json([{ id: 'KSEA', name: 'Seattle' }, { id: 'KPDX', name: 'Portland' }]))];
+}
+`);
+    const result = await runIdemChild(['prove', 'stations', '--date', '2027-01-04', '--seed', '1'], env, { cwd: dir });
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^clean run +pass +rows 2$/m);
+
+    const kit = await startPipelineTest({ pipeline: 'stations', projectDir: dir, databaseUrl: 'sqlite:' });
+    try {
+      const run = await kit.run(['--date', '2027-01-04']);
+      expect([run.exitCode, run.outcome], run.child.stderr).toEqual([0, 'completed']);
+      expect((await kit.rows()).map((row) => [row.source_reference, row.name])).toEqual([['KPDX', 'Portland'], ['KSEA', 'Seattle']]);
+      expect(kit.sourceRequests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /stations 200']);
+    } finally {
+      await kit.close();
+    }
+  });
 });
