@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -76,5 +77,9 @@ describe('idem from a repository of its own', () => {
     expect(run.summary?.counts).toMatchObject({ upsert: { inserted: 2, updated: 0 } });
     const again = await idem(['run', 'airports', '--file', path.join(dir, 'data', 'airports.csv')]);
     expect([again.code, again.summary?.outcome]).toEqual([0, 'noop']);
+
+    // The test kit is on the package's public surface (package.json "exports": "./testing").
+    const kit = spawnSync(process.execPath, ['--input-type=module', '-e', "const m = await import('idem/testing'); console.log(Object.keys(m).sort().join(','))"], { cwd: dir, encoding: 'utf8' });
+    expect(kit.stdout.trim(), kit.stderr).toBe('recordingApi,serveHandlers,startPipelineTest');
   });
 });
