@@ -2,6 +2,7 @@ import { runIdemChild } from '../child-process/start-idem-child.ts';
 import { EXIT_CODES } from '../outcome/outcome.ts';
 import { compareTargetSnapshots } from './compare-target-snapshots.ts';
 import { describeChildEnd } from './describe-child-end.ts';
+import { standInModulePath } from '../project/load-stand-in-handlers.ts';
 import { ledgerTroubleText } from './ledger-trouble-text.ts';
 import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
 import { withProveCase, type ProveCase, type ProveTarget } from './prove-case.ts';
@@ -47,7 +48,8 @@ async function cleanRun(c: ProveCase): Promise<{ outcome: ProveCheckOutcome; ref
   if (run.code !== EXIT_CODES.ok || run.summary?.outcome !== 'completed') {
     // Say why: the destination's answer to the items that did not get through, not only their count.
     const trouble = await c.withDatabase((db) => ledgerTroubleText(db, c.pipeline.name));
-    return { outcome: { result: 'fail', counts: [describeChildEnd(run), ...(trouble ? [trouble] : [])].join('; ') } };
+    const hint = trouble && c.standIns.sandboxed.length > 0 ? `${c.standIns.sandboxed.join(', ')} stood in by idem's sandbox (POST /invoices): describe the API in ${standInModulePath(c.pipeline.name)}` : undefined;
+    return { outcome: { result: 'fail', counts: [describeChildEnd(run), ...(trouble ? [trouble] : []), ...(hint ? [hint] : [])].join('; ') } };
   }
   const state = await c.inspect();
   const tally = c.standIns.tally();

@@ -22,6 +22,8 @@ export interface RemoteTally {
 export interface DestinationStandIns {
   /** `IDEM_DESTINATIONS` for child runs: every destination pointed at its stand-in. */
   readonly env: string;
+  /** The destinations stood in by idem's sandbox, not described in `stand-ins/<pipeline>.ts`. */
+  readonly sandboxed: readonly string[];
   /** API requests received so far, every method. */
   requests(): number;
   /** Writes received so far: `POST` at a sandbox, `POST`/`PUT`/`PATCH` at a described API. */
@@ -65,7 +67,9 @@ export async function startDestinationStandIns(
 ): Promise<DestinationStandIns> {
   const started = new Map<string, StandIn>();
   const settings: Record<string, unknown> = {};
+  const sandboxed: string[] = [];
   const standIns: DestinationStandIns = {
+    sandboxed,
     get env() {
       return JSON.stringify(settings);
     },
@@ -106,6 +110,7 @@ export async function startDestinationStandIns(
         wrapped.onWrite = () => standIns.onPost?.();
         standIn = { ...wrapped, url: wrapped.url, byReference: () => wrapped.recordsByReference() };
       } else {
+        sandboxed.push(destination.name);
         const sandbox = await startSandboxApi({
           port: 0,
           onRequest: (request) => {

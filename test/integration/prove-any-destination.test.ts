@@ -105,7 +105,7 @@ describe('idem prove on a destination that is not the sandbox', () => {
     expect(result.code, result.stdout + result.stderr).toBe(1);
     const line = result.stdout.split('\n').find((l) => l.includes('clean run'));
     expect(line, result.stdout).toMatch(/fail/);
-    expect(line).toMatch(/exit 3: .*3 item\(s\) failed at cars-api: HTTP 404 \(e\.g\. reference [a-z0-9 ]+\): /);
+    expect(line).toMatch(/exit 3: .*3 item\(s\) failed at cars-api: HTTP 404 \(e\.g\. reference [a-z0-9 ]+\): .*; cars-api stood in by idem's sandbox \(POST \/invoices\): describe the API in stand-ins\/cars\.ts$/);
   });
 
   it('proves the pipeline against the API described in stand-ins/cars.ts, which the test kit uses too', { timeout: 600_000 }, async () => {
