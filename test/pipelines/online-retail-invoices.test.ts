@@ -4,11 +4,21 @@ import path from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { startPipelineTest, type PipelineTest } from 'idem/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
+import { ADMIN_URLS, DIALECTS, unavailableReason, type TestDialect } from '../helpers/dialects.ts';
 import { PROJECT_DIR } from '../helpers/run-cli.ts';
+import { openTestDatabase } from '../helpers/test-db.ts';
 
 // The example pipeline under the test kit: two invoices of 2010-12-01 (nine lines), the
 // accounting API described as msw handlers on a loopback port.
 const FIXTURE = 'test/pipelines/fixtures/online-retail-two-invoices.csv';
+
+/** The databases on a server (PostgreSQL or MySQL/MariaDB; SQL Server through sys.databases). */
+async function listDatabases(admin: Database, dialect: TestDialect): Promise<string[]> {
+  if (dialect === 'postgres') return ((await admin.knex.raw('select datname as name from pg_database')).rows as { name: string }[]).map((r) => r.name);
+  if (dialect === 'mysql') return ((await admin.knex.raw('show databases'))[0] as Record<string, string>[]).map((r) => Object.values(r)[0]!);
+  return ((await admin.knex.raw('select name from sys.databases')) as { name: string }[]).map((r) => r.name);
+}
 
 /** The accounting API's create: `201 { id }`, one record per request, ids in order. */
 function accountingApi() {
@@ -80,4 +90,25 @@ describe('online-retail-invoices, with the test kit', () => {
     expect(ledger.map((item) => item.status)).toEqual(['failed', 'failed']);
     expect(String(ledger[0]!.lastError)).toContain('currency GBP is not enabled');
   });
+
+  for (const dialect of DIALECTS.filter((d) => d !== 'sqlite')) {
+    const reason = unavailableReason(dialect);
+    it.skipIf(reason !== undefined)(`makes its throwaway database on the ${dialect} server of the URL given, and drops it${reason ? ` (skipped: ${reason})` : ''}`, async () => {
+      kit = await startPipelineTest({ pipeline: 'online-retail-invoices', projectDir: PROJECT_DIR, databaseUrl: ADMIN_URLS[dialect]!, destinations: { 'sandbox-accounting': accountingApi() } });
+      const name = kit.databaseUrl.replace(/^[a-z]+:\/\/[^/]*\/([^?]*).*$/, '$1');
+      expect(name).toMatch(/^idem_test_[0-9a-f]{12}$/);
+      const run = await kit.run(['--file', FIXTURE]);
+      expect([run.exitCode, run.outcome], run.child.stderr).toEqual([0, 'completed']);
+      expect((await kit.rows()).map((row) => row.source_reference)).toEqual(['536365', '536366']);
+      expect(kit.requests()).toHaveLength(2);
+      await kit.close();
+      kit = undefined;
+      const admin = await openTestDatabase(ADMIN_URLS[dialect]!);
+      try {
+        expect(await listDatabases(admin, dialect)).not.toContain(name);
+      } finally {
+        await admin.close();
+      }
+    });
+  }
 });
