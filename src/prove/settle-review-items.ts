@@ -34,7 +34,10 @@ export async function settleReviewItems(db: Database, pipeline: PipelineDefiniti
     const ref = { jobName: pipeline.name, reference: item.sourceReference, destination: item.destination, nowIso: new Date().toISOString() };
     // The stand-in's record holds this item's content when it carries its version, or carries none
     // (a pipeline that does not send it): an update of an older record that was not applied is retried.
-    const record = standIns.recordsFor(item.destination, item.sourceReference).find((r) => r.version === undefined || r.version === item.version);
+    const record = standIns.recordsFor(item.destination, item.sourceReference).find((r) => {
+      const version = (r as { version?: unknown } | null)?.version;
+      return version === undefined || version === item.version;
+    });
     if (record) {
       const row = { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values: {} };
       await markReviewItemPosted(db, { ...ref, remoteReference: definition.remoteReference(record, row) });

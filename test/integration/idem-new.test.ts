@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,10 +13,10 @@ import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 const AIRPORTS = path.join(PROJECT_DIR, 'fixtures/samples/airports.csv');
 const CARS = path.join(PROJECT_DIR, 'fixtures/samples/cars.json');
 
-/** A project of one's own: empty pipelines/, idem's migrations, and `idem` resolvable from it (as an install gives). */
+/** A project of one's own: empty pipelines/ and migrations/, and `idem` resolvable from it (as an install gives). */
 function makeProject(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-new-'));
-  cpSync(path.join(PROJECT_DIR, 'migrations'), path.join(dir, 'migrations'), { recursive: true });
+  mkdirSync(path.join(dir, 'migrations')); // idem's own migrations come from the package
   mkdirSync(path.join(dir, 'pipelines'));
   mkdirSync(path.join(dir, 'node_modules'));
   symlinkSync(PROJECT_DIR, path.join(dir, 'node_modules', 'idem'), 'dir');
