@@ -20,7 +20,7 @@ async function listDatabases(admin: Database, dialect: TestDialect): Promise<str
   return ((await admin.knex.raw('select name from sys.databases')) as { name: string }[]).map((r) => r.name);
 }
 
-/** The accounting API's create: `201 { id }`, one record per request, ids in order. */
+/** The accounting API: create `201 { id }` (ids in order), and replace a record by its id `200`. */
 function accountingApi() {
   let next = 0;
   return [
@@ -29,6 +29,7 @@ function accountingApi() {
       next += 1;
       return HttpResponse.json({ ...body, id: `inv-${next}` }, { status: 201 });
     }),
+    http.put('/invoices/:id', async ({ request, params }) => HttpResponse.json({ ...((await request.json()) as Record<string, unknown>), id: params.id }, { status: 200 })),
   ];
 }
 
@@ -66,7 +67,8 @@ describe('online-retail-invoices, with the test kit', () => {
     expect(again.outcome).toBe('noop');
     expect(kit.requests()).toHaveLength(2);
 
-    // One quantity changed (536366's first line 6 → 7): one update, one more request.
+    // One quantity changed (536366's first line 6 → 7): one update, one more request, which
+    // replaces the record the API already holds (PUT to the id its create answered).
     const dir = mkdtempSync(path.join(tmpdir(), 'idem-kit-'));
     const changed = path.join(dir, 'changed.csv');
     writeFileSync(changed, readFileSync(path.join(PROJECT_DIR, FIXTURE), 'utf8').replace('536366,22633,HAND WARMER UNION JACK,6,', '536366,22633,HAND WARMER UNION JACK,7,'));
@@ -74,7 +76,11 @@ describe('online-retail-invoices, with the test kit', () => {
     expect([third.exitCode, third.outcome], third.child.stderr).toEqual([0, 'completed']);
     expect(third.counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: 1 });
     expect(kit.requests()).toHaveLength(3);
-    expect(kit.requests()[2]!.body).toMatchObject({ reference: '536366', total: '24.050' });
+    const update = kit.requests()[2]!;
+    // The create's id: the handlers number records in the order the POSTs arrived.
+    const createdId = `inv-${posts.findIndex((request) => (request.body as { reference: string }).reference === '536366') + 1}`;
+    expect([update.method, update.path, update.status]).toEqual(['PUT', `/invoices/${createdId}`, 200]);
+    expect(update.body).toMatchObject({ reference: '536366', total: '24.050' });
   });
 
   it('says why an item failed when the API refuses it', async () => {
