@@ -13,13 +13,14 @@ import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 const AIRPORTS = path.join(PROJECT_DIR, 'fixtures/samples/airports.csv');
 const CARS = path.join(PROJECT_DIR, 'fixtures/samples/cars.json');
 
-/** A project of one's own: empty pipelines/ and migrations/, and `idem` resolvable from it (as an install gives). */
+/** A project of one's own: empty pipelines/ and migrations/, and `idem` and `msw` resolvable from it (as `npm i ../idem` and `npm i -D msw` give). */
 function makeProject(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-new-'));
   mkdirSync(path.join(dir, 'migrations')); // idem's own migrations come from the package
   mkdirSync(path.join(dir, 'pipelines'));
   mkdirSync(path.join(dir, 'node_modules'));
   symlinkSync(PROJECT_DIR, path.join(dir, 'node_modules', 'idem'), 'dir');
+  symlinkSync(path.join(PROJECT_DIR, 'node_modules', 'msw'), path.join(dir, 'node_modules', 'msw'), 'dir'); // the JSON pipeline's test describes its source with msw
   return dir;
 }
 
@@ -76,7 +77,9 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
       expect(module).toContain(line);
     }
     expect(readFileSync(path.join(project, 'fixtures/airports/sample.csv'), 'utf8')).toBe(readFileSync(AIRPORTS, 'utf8'));
-    expect(readFileSync(path.join(project, 'test/pipelines/airports.test.ts'), 'utf8')).toContain("idem('run', \"airports\", '--file', fixture)");
+    const generatedTest = readFileSync(path.join(project, 'test/pipelines/airports.test.ts'), 'utf8');
+    expect(generatedTest).toContain("import { startPipelineTest } from 'idem/testing';");
+    expect(generatedTest).toContain(`kit.run(['--file', "fixtures/airports/sample.csv"])`);
 
     await idem(['migrate']);
     // A --file-only pipeline: no directory, fileForDate or date settings, and --date says so.
