@@ -27,6 +27,9 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
     ...(options.rows !== undefined ? { fixtureRows: options.rows } : {}),
   });
   const { plan } = result;
+  // The loop of docs/writing-a-pipeline.md: run (twice: the second is a no-op), check, test, prove.
+  const source = plan.source.kind === 'csv' ? '' : `IDEM_SOURCES='{"${name}":{"url":"${plan.source.baseUrl ?? 'https://…'}"}}' `;
+  const input = plan.source.kind === 'csv' ? `--file ${options.csv}` : '--date today';
   const out: string[] = [
     `key: ${plan.key}${result.keyProposed ? ' (proposed: present and unique in every sample row; choose another with --key)' : ''}`,
     'columns:',
@@ -35,9 +38,10 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
     ...result.files.map((file) => `  ${file}`),
     'next:',
     '  idem migrate',
-    plan.source.kind === 'csv'
-      ? `  idem run ${name} --file ${options.csv}`
-      : `  IDEM_SOURCES='{"${name}":{"url":"${plan.source.baseUrl ?? 'https://…'}"}}' idem run ${name} --date today`,
+    `  ${source}idem run ${name} ${input}`,
+    `  idem check ${name}`,
+    `  npx vitest run test/pipelines/${name}.test.ts`,
+    `  ${source}idem prove ${name} ${input}`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
   return 'completed';
