@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { openDatabase } from '../../src/db/open-database.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeEachDialect, DIALECTS, PG_ADMIN_URL, type TestDatabase } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 
 const AIRPORTS = path.join(PROJECT_DIR, 'fixtures/samples/airports.csv');
@@ -176,21 +176,24 @@ describe('idem new: the generated tests', () => {
         expect(created.code, created.stderr).toBe(0);
       }
       expect(readFileSync(path.join(project, 'pipelines/cars.ts'), 'utf8')).toContain("path: '/cars',");
-      // vitest as the project runs it (npx puts node_modules/.bin, and so the project's Node, first on PATH).
+      // vitest as the project runs it (npx puts node_modules/.bin, and so the project's Node, first on PATH):
+      // on a temp SQLite file, and on a scratch database of the PostgreSQL server DATABASE_URL names.
       const bin = path.join(PROJECT_DIR, 'node_modules/.bin');
-      const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [path.join(PROJECT_DIR, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project], {
-          cwd: project,
-          env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME, CI: '1', NO_COLOR: '1' },
+      for (const databaseUrl of [undefined, ...(DIALECTS.includes('postgres') ? [PG_ADMIN_URL] : [])]) {
+        const result = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+          const child = spawn(process.execPath, [path.join(PROJECT_DIR, 'node_modules/vitest/vitest.mjs'), 'run', '--root', project], {
+            cwd: project,
+            env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME, CI: '1', NO_COLOR: '1', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+          });
+          let output = '';
+          child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+          child.on('error', reject);
+          child.on('close', (code) => resolve({ code, output }));
         });
-        let output = '';
-        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => resolve({ code, output }));
-      });
-      expect(result.code, result.output).toBe(0);
-      expect(result.output).toMatch(/Tests\s+2 passed \(2\)/);
+        expect(result.code, `DATABASE_URL=${databaseUrl ?? ''}\n${result.output}`).toBe(0);
+        expect(result.output).toMatch(/Tests\s+2 passed \(2\)/);
+      }
     } finally {
       rmSync(project, { recursive: true, force: true });
     }
