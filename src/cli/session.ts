@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/load-config.ts';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
+import { assertDatabaseReachable } from '../db/assert-database-reachable.ts';
 import { openDatabase } from '../db/open-database.ts';
 import { createLogger } from '../logging/create-logger.ts';
 import { assertMigrated } from '../migration/migrator.ts';
@@ -14,14 +15,16 @@ export interface Session {
 }
 
 /**
- * Opens a session, runs `work`, and always closes the database. With `migrated` (the default)
- * it first refuses a database with pending migrations.
+ * Opens a session, runs `work`, and always closes the database. It first proves the database
+ * answers (`assertDatabaseReachable`: DatabaseUnavailableError, exit 75, naming only the host), and
+ * with `migrated` (the default) refuses a database with pending migrations.
  */
 export async function withSession<T>(work: (session: Session) => Promise<T>, options: { config?: ResolvedConfig; migrated?: boolean } = {}): Promise<T> {
   const config = options.config ?? loadConfig();
   const logger = await createLogger({ level: config.logLevel });
   const db = await openDatabase(config);
   try {
+    await assertDatabaseReachable(db, config.databaseUrl);
     // Dialect settings worth knowing when reading a run's log (SQL Server: the request timeout).
     const settings = db.adapter.describeSettings();
     if (Object.keys(settings).length > 0) logger.info({ database: db.description, ...settings }, `${db.adapter.name} settings`);

@@ -63,6 +63,16 @@ export interface DestinationErrorAnswer {
 }
 
 /**
+ * Stripe's convention for a request whose idempotency key is still in flight: it answers
+ * `409 Conflict` (error code `idempotency_key_in_use`) and applies nothing
+ * (https://docs.stripe.com/api/idempotent_requests, https://docs.stripe.com/error-codes#idempotency-key-in-use).
+ * The default of `DestinationDefinition.keyInFlight`.
+ */
+export function isStripeKeyInFlight(answer: DestinationErrorAnswer): boolean {
+  return answer.status === 409;
+}
+
+/**
  * A third-party HTTP API that new and changed records are posted to, one request per record,
  * through the post ledger. Its URL is deployment configuration (`IDEM_DESTINATIONS`), never code.
  * A pipeline module declares it and the post stage carries it out, so it lives below both, as a
@@ -117,6 +127,14 @@ export interface DestinationDefinition {
    * @defaultValue none: no answer proves it (see `requestMayHaveApplied`)
    */
   readonly notApplied?: (answer: DestinationErrorAnswer) => boolean;
+  /**
+   * `idempotency-key` only: whether an error answer means "a request with this idempotency key is
+   * still being processed" (the first try of this item is still in flight at the destination).
+   * Such an answer is transient: the item is tried again with backoff under the same key, and a
+   * rerun retries it, never a `failed (terminal)` that needs `idem review --retry`.
+   * @defaultValue {@link isStripeKeyInFlight}: Stripe's convention, status 409
+   */
+  readonly keyInFlight?: (answer: DestinationErrorAnswer) => boolean;
   /**
    * How long after a request failed without an answer proving it was not applied (a timeout, a
    * reset connection, a 504 from a gateway) the destination may still apply it, in ms: a proxy's

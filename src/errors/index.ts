@@ -8,3 +8,4 @@ export { DuplicateKeyError } from './duplicate-key-error.ts';
 export { NotMigratedError } from './not-migrated-error.ts';
 export { QuarantineError } from './quarantine-error.ts';
 export { coerceError } from './coerce-error.ts';
+export { DatabaseUnavailableError } from './database-unavailable-error.ts';

@@ -19,6 +19,12 @@ export async function countLedgerItems(q: Queryable, args: { jobName: string; ru
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }
 
+/** Counts a run's `failed` items whose failure is transient (a rerun retries them). */
+export async function countTransientFailures(q: Queryable, args: { jobName: string; runKey: string }): Promise<number> {
+  const rows = (await q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey, status: 'failed', failure_kind: 'transient' }).count({ n: '*' })) as { n: number | string }[];
+  return Number(rows[0]?.n ?? 0);
+}
+
 /**
  * A run's `posted` items at one destination that are still the newest posted version of their
  * record there, in id order: what `--force-reconcile` checks. An older version a later post

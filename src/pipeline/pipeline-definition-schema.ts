@@ -67,6 +67,7 @@ const DestinationSchema = z.strictObject({
   http: z.unknown().optional(),
   idempotencyWindowHours: z.number().positive({ message: 'must be a number of hours > 0' }).optional(),
   notApplied: fn('a function of the error answer').optional(),
+  keyInFlight: fn('a function of the error answer').optional(),
   settleDelayMs: z.number().optional(),
 });
 

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.ts';
-import { countLedgerItems } from '../ledger/ledger-reports.ts';
+import { countLedgerItems, countTransientFailures } from '../ledger/ledger-reports.ts';
 import type { JobRunAttempt, JobRunStatus } from '../runs/job-run.ts';
 import { completePostedJobRun, findJobRun } from '../runs/job-runs-queries.ts';
 
@@ -9,9 +9,10 @@ export type PostedRunState =
   | { readonly done: false; readonly open: number }
   /**
    * The run is finished: `status` as `job_runs` holds it now, `wroteIt` when this call wrote it,
-   * and the `failed` / `review` items when it needs an operator.
+   * and the `failed` / `review` items when it needs an operator; `transient` of the `failed` ones
+   * failed transiently (the destination stayed unavailable: a rerun retries them).
    */
-  | { readonly done: true; readonly status: JobRunStatus; readonly wroteIt: boolean; readonly ledger: { failed: number; review: number } };
+  | { readonly done: true; readonly status: JobRunStatus; readonly wroteIt: boolean; readonly ledger: { failed: number; review: number; transient: number } };
 
 /**
  * Completes a run whose post stage every process has finished: when no item of the run key is
@@ -31,7 +32,8 @@ export async function finishPostedRun(
   const items = await countLedgerItems(db, { jobName: args.jobName, runKey: args.runKey });
   const open = (items.pending ?? 0) + (items.sending ?? 0);
   if (open > 0) return { done: false, open };
-  const ledger = { failed: items.failed ?? 0, review: items.review ?? 0 };
+  const failed = items.failed ?? 0;
+  const ledger = { failed, review: items.review ?? 0, transient: failed > 0 ? await countTransientFailures(db, args) : 0 };
   const status = ledger.failed + ledger.review > 0 ? 'needs_review' : 'completed';
   // Every process's share together: `counts.post` of one process is its own share only.
   const counts = { ...args.counts, ledger: items };

@@ -7,7 +7,8 @@ import { sendWithRetry, type RetryInfo } from '../http/send-with-retry.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { LedgerItem, LedgerStatus } from '../ledger/ledger-item.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
-import type { PostedRow } from '../destination/destination-definition.ts';
+import { isStripeKeyInFlight, type PostedRow } from '../destination/destination-definition.ts';
+import { HttpStatusError } from '../http/http-status-error.ts';
 import { requestMayHaveApplied } from '../destination/request-may-have-applied.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 
@@ -91,6 +92,8 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   let lastCreateMayHaveApplied = false;
   /** Whether any create of this item failed so (check-before-create: it may still land). */
   let createMayLand = false;
+  /** idempotency-key: the last create met an answer saying its key is still in flight (see `keyInFlight`). */
+  let lastKeyInFlight = false;
   /** check-before-create: no look-up before this instant (`performance.now()`, ms). */
   let settledAt = 0;
 
@@ -107,6 +110,9 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       const response = await send(agent, { method: request.method, url: `${destination.url}${request.path}`, headers: { ...headers, ...request.headers }, body: request.body });
       return definition.remoteReference(response.body, row);
     } catch (error) {
+      if (strategy === 'idempotency-key' && error instanceof HttpStatusError) {
+        lastKeyInFlight = (definition.keyInFlight ?? isStripeKeyInFlight)({ status: error.status, body: error.body });
+      }
       lastCreateMayHaveApplied = requestMayHaveApplied(definition, error);
       if (lastCreateMayHaveApplied) {
         createMayLand = true;
@@ -118,6 +124,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   const attempt = async (): Promise<string> => {
     attempts += 1;
     lastCreateMayHaveApplied = false;
+    lastKeyInFlight = false;
     if (strategy === 'check-before-create') {
       // An earlier create may still be applied: its record must be visible before "absent" counts.
       const wait = settledAt - performance.now();
@@ -138,7 +145,8 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     const remoteReference = await sendWithRetry(attempt, {
       settings: destination.http.retry,
       // Under mark-before-send a resend is safe only when the request provably did nothing.
-      shouldRetry: (failure) => failure.kind === 'transient' && !(strategy === 'mark-before-send' && lastCreateMayHaveApplied),
+      // Under idempotency-key a "key in flight" answer is transient: the first try may still land.
+      shouldRetry: (failure) => (failure.kind === 'transient' || lastKeyInFlight) && !(strategy === 'mark-before-send' && lastCreateMayHaveApplied),
       ...(ctx.onRetry ? { onRetry: ctx.onRetry } : {}),
       ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
     });
@@ -153,6 +161,6 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     const { failure } = error;
     const common = { attempts, error: describe(failure, error.cause), ...(failure.status ? { httpStatus: failure.status } : {}) };
     if (strategy === 'mark-before-send' && lastCreateMayHaveApplied) return { status: 'review', ...common };
-    return { status: 'failed', failureKind: failure.kind, ...common, ...(strategy === 'check-before-create' && createMayLand ? { requestMayLand: true } : {}) };
+    return { status: 'failed', failureKind: lastKeyInFlight ? 'transient' : failure.kind, ...common, ...(strategy === 'check-before-create' && createMayLand ? { requestMayLand: true } : {}) };
   }
 }

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { countLedgerItems, countTransientFailures } from '../ledger/ledger-reports.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { PostCounts } from './post-counts.ts';
 import { postWorkerName, type PostWorker } from './post-worker.ts';
@@ -18,12 +19,13 @@ export const DEFAULT_WORK_POLL_MS = 1000;
 /**
  * How one `idem work` ended (its exit code: src/outcome/outcome.ts): `completed` (the run is
  * completed, by this process or another, or was already), `needs-review` (the run is done but
- * items are failed or in review), `idle` (the run key did not reach its post stage within the
+ * items are failed or in review), `unavailable` (the only failed items failed transiently: a rerun
+ * later retries them), `idle` (the run key did not reach its post stage within the
  * wait: nothing to do), `failed` (an error in this worker, or the run it helped failed: a rerun
  * of the run finishes it).
  */
 export interface PostWorkerResult {
-  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'idle' | 'failed'>;
+  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'unavailable' | 'idle' | 'failed'>;
   readonly exitCode: ExitCode;
   /** This worker's `claimed_by` name. */
   readonly worker: string;
@@ -80,6 +82,11 @@ export async function runPostWorker(
       const jobRun = await findJobRun(db, pipeline.name, runKey);
       if (jobRun?.status === 'completed') return finish('completed', helped ? 'run completed' : 'run key already completed: nothing to do');
       if (jobRun?.status === 'needs_review') {
+        const items = await countLedgerItems(db, { jobName: pipeline.name, runKey });
+        const transient = await countTransientFailures(db, { jobName: pipeline.name, runKey });
+        if ((items.review ?? 0) === 0 && (items.failed ?? 0) === transient) {
+          return finish('unavailable', `run not finished: ${transient} item(s) failed transiently, the destination stayed unavailable; a rerun later retries them`);
+        }
         return finish('needs-review', `run done, but items failed or are in review: see idem review ${pipeline.name}`);
       }
       if (jobRun?.status === 'failed' && helped) return finish('failed', 'the run failed in its own process: a rerun of it finishes the post stage');

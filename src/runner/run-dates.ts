@@ -22,7 +22,7 @@ export interface RunDatesResult {
 /**
  * Runs each business date in order, one lock cycle per date (`idem backfill`, `--catch-up`).
  * Completed dates are no-ops and dates without a source file follow the pipeline's `missing`
- * rule; a date that fails or finds the lock held stops the sequence, and says which date.
+ * rule; a date that fails, finds the lock held or its destination unavailable stops the sequence, and says which date.
  */
 export async function runDates(
   ctx: RunContext,
@@ -34,7 +34,7 @@ export async function runDates(
   for (const date of dates) {
     const result = await runPipeline(ctx, { ...request, runKey: dateRunKey(date) });
     results.push(result);
-    if (result.outcome === 'failed' || result.outcome === 'lock-held') {
+    if (result.outcome === 'failed' || result.outcome === 'lock-held' || result.outcome === 'unavailable') {
       log.error({ stoppedAt: date, exitCode: result.exitCode }, `stopped at ${date}: ${result.error?.message ?? result.outcome}; the dates after it did not run`);
       return { results, outcome: result.exitOutcome, exitCode: result.exitCode, stoppedAt: date };
     }

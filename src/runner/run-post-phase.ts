@@ -38,7 +38,9 @@ async function expireEarlierRunClaims(ctx: RunContext, request: RunRequest, lock
  * (`hooks.onPostStage`), and this process posts its share and waits, lock held, until the run is
  * finished by whichever process posts the last item (see `sharePostStage`). Before every request
  * it proves its lock still valid (`AppLock.assertValid`).
- * @returns `completed`, or `needs-review` when items are failed or in review.
+ * @returns `completed`; `unavailable` when the only open items failed transiently (the destination
+ *   stayed unavailable through every retry: a rerun later retries them); else `needs-review` when
+ *   items are failed or in review.
  * @throws LockLostError when the lock is gone before a durable step or a request, and database errors.
  */
 export async function runPostPhase(
@@ -73,6 +75,10 @@ export async function runPostPhase(
   });
   if (state.status === 'needs_review') {
     report.counts.ledger = state.ledger;
+    const { failed, review, transient } = state.ledger;
+    if (review === 0 && failed === transient) {
+      return { outcome: 'unavailable', message: `run not finished: ${transient} item(s) failed transiently, the destination stayed unavailable through every retry; a rerun later retries them` };
+    }
     return { outcome: 'needs-review', message: `run done, but ${state.ledger.failed} item(s) failed and ${state.ledger.review} are in review: see idem review ${pipeline.name}` };
   }
   return { outcome: 'completed', message: state.wroteIt ? 'run completed' : 'run completed (the last item was posted by an idem work process)' };

@@ -52,8 +52,8 @@ export class RunReport {
   }
 
   /**
-   * Writes the summary line (warn for `lock-held` and `needs-review`, error with `err` for a
-   * failure, else info), pings the monitor (a failure or `needs-review`: `/fail`; a held lock:
+   * Writes the summary line (warn for `lock-held`, `needs-review` and `unavailable`, error with `err` for a
+   * failure, else info), pings the monitor (a failure, `needs-review` or `unavailable`: `/fail`; a held lock:
    * nothing, it is neither; else success) and returns the run's result. Never throws.
    */
   async finish(ending: RunEnding): Promise<RunResult> {
@@ -65,9 +65,9 @@ export class RunReport {
     const summary = { stage: 'summary', outcome, exitCode, durationMs, counts, ...(plan ? { plan } : {}) };
     if (outcome === 'lock-held') this.#log.warn(summary, error!.message);
     else if (error) this.#log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
-    else if (outcome === 'needs-review') this.#log.warn(summary, ending.message ?? `run ${outcome}`);
+    else if (outcome === 'needs-review' || outcome === 'unavailable') this.#log.warn(summary, ending.message ?? `run ${outcome}`);
     else this.#log.info(summary, ending.message ?? `run ${outcome}`);
-    if (outcome === 'failed' || outcome === 'needs-review') await this.#monitor.fail();
+    if (outcome === 'failed' || outcome === 'needs-review' || outcome === 'unavailable') await this.#monitor.fail();
     else if (outcome !== 'lock-held') await this.#monitor.success();
     return { outcome, exitOutcome, exitCode, runKey: this.#runKey, counts, durationMs, ...(error ? { error } : {}), ...(plan ? { plan } : {}) };
   }

@@ -1,0 +1,104 @@
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { pipeline } from '../../pipelines/online-retail-invoices.ts';
+import { describeEachDialect } from '../helpers/dialects.ts';
+import { openFaultWorld } from '../helpers/open-fault-world.ts';
+import { runCli, summaryOf } from '../helpers/run-cli.ts';
+
+// Issue 14: each exit code tells a scheduler what to do: 75 retry later, 3 a person must act,
+// 1 failed, 2 usage. Each is reached here through the CLI against a real failing server.
+const DAY = '2010-12-01';
+const RUN = ['run', pipeline.name, '--date', DAY];
+const INVOICES = 143;
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describeEachDialect('exit codes a scheduler acts on', (dialect) => {
+  it.concurrent('a destination answering 503 through every retry: exit 75 (retry later); the rerun after the outage completes', async () => {
+    const world = await openFaultWorld(dialect, 'exit-503');
+    try {
+      world.sandbox.addFaults([{ kind: 'status', status: 503, count: 100_000 }]);
+      const env = world.env({ http: { retry: { maxAttempts: 2 } } });
+      const outage = await runCli(RUN, env);
+      expect(outage.code, outage.stdout + outage.stderr).toBe(75);
+      expect(summaryOf(outage)).toMatchObject({ outcome: 'unavailable', exitCode: 75 });
+      expect(await world.db.knex('post_ledger').where({ status: 'failed', failure_kind: 'transient' }).count({ n: '*' })).toMatchObject([{ n: expect.anything() }]);
+      world.sandbox.reset();
+      const after = await runCli(RUN, env);
+      expect(after.code, after.stdout + after.stderr).toBe(0);
+      expect(world.sandbox.state.records()).toHaveLength(INVOICES);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it.concurrent('a destination refusing connections: exit 75', async () => {
+    const world = await openFaultWorld(dialect, 'exit-refused');
+    try {
+      const env = { ...world.env({ http: { retry: { maxAttempts: 2 } } }) };
+      const port = await closedPort();
+      env.IDEM_DESTINATIONS = env.IDEM_DESTINATIONS!.replace(world.sandbox.url, `http://127.0.0.1:${port}`);
+      const result = await runCli(RUN, env);
+      expect(result.code, result.stdout + result.stderr).toBe(75);
+      expect(summaryOf(result).outcome).toBe('unavailable');
+    } finally {
+      await world.close();
+    }
+  });
+
+  it.concurrent('a terminal 400 on one invoice: exit 3 (a person must act), even with a 503 outage on others', async () => {
+    const world = await openFaultWorld(dialect, 'exit-400');
+    try {
+      world.sandbox.addFaults([
+        { kind: 'status', status: 400, reference: '536365', body: { error: 'validation_failed' } },
+        { kind: 'status', status: 503, reference: '536366', count: 100 },
+      ]);
+      const result = await runCli(RUN, world.env({ http: { retry: { maxAttempts: 2 } } }));
+      expect(result.code, result.stdout + result.stderr).toBe(3);
+      expect(summaryOf(result).outcome).toBe('needs-review');
+    } finally {
+      await world.close();
+    }
+  });
+
+  it.concurrent('a 409 "key in flight" (Stripe) is transient: retried with backoff under the same key, the invoice created once, exit 0', async () => {
+    const world = await openFaultWorld(dialect, 'exit-409');
+    try {
+      world.sandbox.configure({ idempotencyKeys: true });
+      world.sandbox.addFaults([{ kind: 'late-commit', ms: 4000, reference: '536365' }]);
+      const env = world.env({ strategy: 'idempotency-key', http: { headersTimeoutMs: 1000, retry: { maxAttempts: 30, minDelayMs: 300, maxDelayMs: 600, maxRetryTimeMs: 30_000 } } });
+      const result = await runCli(RUN, { ...env, LOG_LEVEL: 'debug' });
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      // The resends met the first request still in flight, and were retried, not failed.
+      expect(result.stdout).toContain('HTTP 409 Conflict');
+      const posts = world.sandbox.state.stats().requests.filter((r) => r.method === 'POST' && r.reference === '536365');
+      expect(posts.length).toBeGreaterThanOrEqual(3);
+      expect(world.sandbox.state.countByReference('536365')).toBe(1);
+      expect(await world.db.knex('post_ledger').where({ source_reference: '536365' }).select('status')).toEqual([{ status: 'posted' }]);
+    } finally {
+      await world.close();
+    }
+  });
+});
+
+describe('exit codes without a database', () => {
+  it.each(['postgres', 'mysql'])('%s unreachable at start: exit 75, one sentence naming the host, never the password', async (scheme) => {
+    const port = await closedPort();
+    const result = await runCli(['status'], { DATABASE_URL: `${scheme}://idem:CanaryPw77@127.0.0.1:${port}/test` });
+    expect(result.code).toBe(75);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`idem: the database at 127.0.0.1:${port} is unavailable (connection refused); retry later\n`);
+  });
+
+  it('usage: an unknown pipeline or flag exits 2', async () => {
+    expect((await runCli(['run', 'no-such-pipeline', '--date', DAY])).code).toBe(2);
+    expect((await runCli(['status', '--no-such-flag'])).code).toBe(2);
+  });
+});
