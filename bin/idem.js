@@ -25,5 +25,19 @@ if (!existsSync(entry)) {
   process.stderr.write('idem: dist/ is missing; run `npm run build` (npm ci runs it for you)\n');
   process.exit(2);
 }
+// A reader that goes away (`idem status | head`) is not an error of idem's: stop writing quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
 const { main } = await import(entry.href);
-process.exit(await main(process.argv.slice(2)));
+const code = await main(process.argv.slice(2));
+
+// Everything written so far must reach the reader before the process ends: on a pipe, Node
+// queues what the reader has not taken yet, and process.exit() would drop it (a `| jq` cut at
+// 64 KiB). A write's callback runs once it and every write before it are flushed, or failed
+// (the reader went away: EPIPE, nothing more to wait for).
+const flushed = (stream) => new Promise((resolve) => stream.write('', () => resolve()));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit(code);

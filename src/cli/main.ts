@@ -123,6 +123,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .option('--replay', "re-stage the run key's quarantined rows, under the normal lock and run rules")
     .option('--json', 'machine-readable output')
     .option('--triggered-by <who>', 'recorded in job_runs.triggered_by for --replay (default: the OS user)')
+    .option('--limit <n>', 'the most rows to list', wholeNumber('--limit', 1), 1000)
     .action(async (name: string, options) => {
       const { quarantineCommand } = await import('./commands/quarantine-command.ts');
       outcome = await quarantineCommand(name, options);

@@ -13,9 +13,22 @@ export interface QuarantineEntry {
   readonly createdAt: string;
 }
 
-/** Quarantined rows of a pipeline (one run key, or all), in run key and line order. */
+/** How many rows {@link listQuarantine} returns unless asked for another limit. */
+export const DEFAULT_QUARANTINE_LIMIT = 1000;
+
+/** How many rows are quarantined for a pipeline (one run key, or all). */
+export async function countQuarantine(db: Database, filter: { jobName: string; runKey?: string }): Promise<number> {
+  const query = db.knex('quarantine').where({ job_name: filter.jobName }).count({ n: '*' });
+  if (filter.runKey !== undefined) query.where({ run_key: filter.runKey });
+  return Number(((await query) as { n: number | string }[])[0]?.n ?? 0);
+}
+
+/**
+ * Quarantined rows of a pipeline (one run key, or all), in run key and line order, the first
+ * `limit` of them. @defaultValue limit {@link DEFAULT_QUARANTINE_LIMIT}
+ */
 export async function listQuarantine(db: Database, filter: { jobName: string; runKey?: string; limit?: number }): Promise<QuarantineEntry[]> {
-  const query = db.knex('quarantine').where({ job_name: filter.jobName }).orderBy([{ column: 'run_key' }, { column: 'line' }, { column: 'id' }]).limit(filter.limit ?? 1000);
+  const query = db.knex('quarantine').where({ job_name: filter.jobName }).orderBy([{ column: 'run_key' }, { column: 'line' }, { column: 'id' }]).limit(filter.limit ?? DEFAULT_QUARANTINE_LIMIT);
   if (filter.runKey !== undefined) query.where({ run_key: filter.runKey });
   const rows = (await query) as Record<string, unknown>[];
   return rows.map((r) => ({

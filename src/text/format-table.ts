@@ -1,6 +1,12 @@
-/** Plain aligned columns for terminal output: a header row, then one row per item. */
+import { escapeControlCharacters } from './escape-control-characters.ts';
+
+/**
+ * Plain aligned columns for terminal output: a header row, then one row per item. Control
+ * characters in cells are shown escaped (see `escapeControlCharacters`), never acted on.
+ */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const safe = rows.map((r) => r.map((cell) => escapeControlCharacters(cell)));
+  const widths = header.map((h, c) => safe.reduce((w, r) => Math.max(w, (r[c] ?? '').length), h.length));
   const line = (cells: readonly string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return [line(header), ...safe.map(line)].join('\n') + '\n';
 }

@@ -2,14 +2,18 @@ import { loadConfig } from '../../config/load-config.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
-import { listQuarantine } from '../../quarantine/quarantine-queries.ts';
+import { countQuarantine, DEFAULT_QUARANTINE_LIMIT, listQuarantine } from '../../quarantine/quarantine-queries.ts';
 import { replayQuarantine } from '../../runner/replay-quarantine.ts';
 import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 
-/** `idem quarantine PIPELINE [--run-key K] [--replay] [--json]`: lists, or replays after a fix. */
-export async function quarantineCommand(name: string, options: { runKey?: string; replay?: boolean; json?: boolean; triggeredBy?: string }): Promise<Outcome> {
+/**
+ * `idem quarantine PIPELINE [--run-key K] [--replay] [--json] [--limit N]`: lists, or replays
+ * after a fix. A listing shows the first `--limit` rows (default 1000); when there are more, it
+ * says so and how to see the rest (after the table; with `--json`, on stderr, so stdout stays JSON).
+ */
+export async function quarantineCommand(name: string, options: { runKey?: string; replay?: boolean; json?: boolean; triggeredBy?: string; limit?: number }): Promise<Outcome> {
   const config = loadConfig();
   const pipeline = await loadPipeline(config.projectDir, name);
   if (options.replay && options.runKey === undefined) throw new UsageError('--replay needs --run-key <run key>');
@@ -18,10 +22,19 @@ export async function quarantineCommand(name: string, options: { runKey?: string
       if (options.replay) {
         return (await replayQuarantine(session, { pipeline, runKey: options.runKey!, triggeredBy: triggeredBy(options.triggeredBy) })).exitOutcome;
       }
-      const entries = await listQuarantine(session.db, { jobName: name, ...(options.runKey ? { runKey: options.runKey } : {}) });
-      if (options.json) process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
-      else if (entries.length === 0) process.stdout.write(`${name}: nothing quarantined\n`);
-      else process.stdout.write(formatTable(['run key', 'line', 'reason', 'source', 'raw'], entries.map((e) => [e.runKey, String(e.line ?? '-'), e.reason, e.source, (e.raw ?? '').slice(0, 60)])));
+      const filter = { jobName: name, ...(options.runKey ? { runKey: options.runKey } : {}) };
+      const limit = options.limit ?? DEFAULT_QUARANTINE_LIMIT;
+      const entries = await listQuarantine(session.db, { ...filter, limit });
+      const total = entries.length < limit ? entries.length : await countQuarantine(session.db, filter);
+      const capped = total > entries.length ? `showing the first ${entries.length} of ${total} quarantined rows; --limit ${total} shows them all${options.runKey ? '' : ', --run-key K one run key'}\n` : '';
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+        if (capped) process.stderr.write(`idem: ${capped}`);
+      } else if (entries.length === 0) process.stdout.write(`${name}: nothing quarantined\n`);
+      else {
+        process.stdout.write(formatTable(['run key', 'line', 'reason', 'source', 'raw'], entries.map((e) => [e.runKey, String(e.line ?? '-'), e.reason, e.source, (e.raw ?? '').slice(0, 60)])));
+        if (capped) process.stdout.write(capped);
+      }
       return 'completed';
     },
     { config },
