@@ -8,7 +8,7 @@ export interface IdemChildResult {
   readonly signal: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
-  /** stdout's JSON log lines, parsed; other output (tables, a line cut short by a kill) is left out. */
+  /** stderr's JSON log lines, parsed; other output (an `idem: …` error line, a line cut short by a kill) is left out. */
   readonly logs: readonly Record<string, unknown>[];
   /** The last `stage: 'summary'` log line, when the command got that far. */
   readonly summary: Readonly<Record<string, unknown>> | undefined;
@@ -33,7 +33,7 @@ export interface IdemChildOptions {
 /**
  * Starts `idem …args` as a real child process (this Node + idem's `bin/idem.js`), the way
  * a scheduler runs it, so a SIGKILL is a real crash: nothing in this process is touched by it.
- * stdout is a pipe, so the child logs JSON lines and draws no progress bars.
+ * stderr is a pipe, so the child logs JSON lines (on stderr) and draws no progress bars.
  * @param env the child's whole environment (nothing is inherited implicitly); an undefined value leaves that variable unset.
  */
 export function startIdemChild(args: readonly string[], env: Readonly<Record<string, string | undefined>>, options: IdemChildOptions = {}): IdemChild {
@@ -46,7 +46,7 @@ export function startIdemChild(args: readonly string[], env: Readonly<Record<str
   const done = new Promise<IdemChildResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const logs = logLines(stdout);
+      const logs = logLines(stderr);
       const summary = logs.findLast((line) => line.stage === 'summary');
       resolve({ code, signal, stdout, stderr, logs, summary, ms: Math.round(performance.now() - started) });
     });
@@ -60,8 +60,8 @@ export function runIdemChild(args: readonly string[], env: Readonly<Record<strin
 }
 
 /** Log lines are one JSON object each. */
-function logLines(stdout: string): Record<string, unknown>[] {
-  return stdout.split('\n').flatMap((line) => {
+function logLines(stderr: string): Record<string, unknown>[] {
+  return stderr.split('\n').flatMap((line) => {
     if (!line.startsWith('{"')) return [];
     try {
       return [JSON.parse(line) as Record<string, unknown>];

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { IdemError } from '../errors/idem-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
+import { idemVersion } from './idem-version.ts';
 import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 
 function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
@@ -41,6 +42,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   let outcome: Outcome = 'completed';
   const program = new Command('idem')
     .description('ETL sync pipelines that are safe to run twice')
+    .version(idemVersion(), '-V, --version', "print idem's version")
     .exitOverride()
     .showHelpAfterError('(run idem --help for usage)');
 

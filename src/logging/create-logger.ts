@@ -10,15 +10,16 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * The root logger: pino JSON lines on stdout (synchronous, so no line is lost when the process
- * exits), or pino-pretty when stdout is a terminal.
+ * The root logger: pino JSON lines on stderr (synchronous, so no line is lost when the process
+ * exits), or pino-pretty when stderr is a terminal. stdout carries a command's data only (tables,
+ * `--json`), so a parser of either never meets the other (docs/operating.md, "Logs").
  */
 export async function createLogger(options: { level: string; pretty?: boolean }): Promise<Logger> {
   const base = { level: options.level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  const pretty = options.pretty ?? process.stdout.isTTY === true;
+  const pretty = options.pretty ?? process.stderr.isTTY === true;
   if (pretty) {
     const { default: prettyStream } = await import('pino-pretty');
     return pino(base, prettyStream({ colorize: true, sync: true, ignore: 'pid,hostname', translateTime: 'SYS:HH:MM:ss' }));
   }
-  return pino(base, pino.destination({ fd: 1, sync: true }));
+  return pino(base, pino.destination({ fd: 2, sync: true }));
 }

@@ -29,7 +29,7 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
     // The stage log line comes just before the after-stage sleep: the lock is held and idle.
     await new Promise<void>((resolve, reject) => {
       let seen = '';
-      run.child.stdout!.on('data', (chunk: Buffer) => {
+      run.child.stderr!.on('data', (chunk: Buffer) => {
         seen += chunk.toString();
         if (seen.includes('"stage":"stage"')) resolve();
       });

@@ -77,7 +77,7 @@ describeEachDialect('exit codes a scheduler acts on', (dialect) => {
       const result = await runCli(RUN, { ...env, LOG_LEVEL: 'debug' });
       expect(result.code, result.stdout + result.stderr).toBe(0);
       // The resends met the first request still in flight, and were retried, not failed.
-      expect(result.stdout).toContain('HTTP 409 Conflict');
+      expect(result.stderr).toContain('HTTP 409 Conflict');
       const posts = world.sandbox.state.stats().requests.filter((r) => r.method === 'POST' && r.reference === '536365');
       expect(posts.length).toBeGreaterThanOrEqual(3);
       expect(world.sandbox.state.countByReference('536365')).toBe(1);

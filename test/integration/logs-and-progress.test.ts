@@ -35,7 +35,9 @@ describe('logs and progress', () => {
     sandbox.addFaults([{ kind: 'status', status: 400, count: 1, reference: '536365', body: { error: 'validation_failed' } }]);
     const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...env, LOG_LEVEL: 'debug' });
     expect(result.code).toBe(3);
-    expect(result.stderr).toBe('');
+    // Logs on stderr, every line of it JSON; stdout carries data only, and a run prints none.
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n').every((line) => line.startsWith('{"'))).toBe(true);
     const stageLines = result.logs.filter((l) => l.attempt !== undefined);
     expect(stageLines.length).toBeGreaterThanOrEqual(5);
     for (const line of stageLines) expect(line).toMatchObject({ pipeline: 'online-retail-invoices', runKey: '2010-12-01', attempt: 1, stage: expect.any(String) });
@@ -58,7 +60,8 @@ describe('logs and progress', () => {
     expect((await runCli(['migrate'], env)).code).toBe(0);
     const plain = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-02'], env);
     expect(plain.code).toBe(0);
-    expect(plain.stderr).toBe('');
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr.trimEnd().split('\n').every((line) => line.startsWith('{"'))).toBe(true);
     // util-linux `script` gives the child a pseudo-terminal, as a person's shell would.
     // Spawned asynchronously: the sandbox in this process must keep answering.
     const child = spawn('script', ['-qec', `${process.execPath} bin/idem.js run online-retail-invoices --date 2010-12-01`, '/dev/null'], {

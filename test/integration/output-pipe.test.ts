@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +84,11 @@ describe('output through a pipe', () => {
     const cappedJson = await runThroughSlowPipe(['quarantine', PIPELINE, '--json'], env, 200);
     expect(JSON.parse(cappedJson.stdout)).toHaveLength(1000);
     expect(cappedJson.stderr).toBe(`idem: showing the first 1000 of ${ROWS} quarantined rows; --limit ${ROWS} shows them all, --run-key K one run key\n`);
+  });
+
+  it('idem --version prints the version of package.json', async () => {
+    const { version } = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { version: string };
+    const result = await runThroughSlowPipe(['--version'], env, 0);
+    expect(result).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 });
