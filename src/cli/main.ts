@@ -3,6 +3,8 @@ import { IdemError } from '../errors/idem-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { idemVersion } from './idem-version.ts';
 import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
+import { escapeControlCharacters } from '../text/escape-control-characters.ts';
+import { redactSecrets } from '../text/redact-secrets.ts';
 
 function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
@@ -215,10 +217,10 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     if (error instanceof CommanderError) {
       outcome = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 'completed' : 'usage';
     } else if (error instanceof IdemError) {
-      process.stderr.write(`idem: ${error.message}\n${wantsStacks() ? causeStacks(error) : ''}`);
+      process.stderr.write(redactSecrets(`idem: ${escapeControlCharacters(error.message)}\n${wantsStacks() ? causeStacks(error) : ''}`));
       outcome = error.outcome;
     } else {
-      process.stderr.write(`idem: ${(error as Error).stack ?? String(error)}\n`);
+      process.stderr.write(redactSecrets(`idem: ${(error as Error).stack ?? String(error)}\n`));
       outcome = 'failed';
     }
   }

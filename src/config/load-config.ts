@@ -67,7 +67,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0]);
     // Never echo IDEM_DESTINATIONS, IDEM_SOURCES or IDEM_HEARTBEATS: they may hold credentials.
-    const got = SECRET_SETTINGS.has(name) ? '' : ` (got ${JSON.stringify(env[name])})`;
+    // DATABASE_URL may hold a password wherever a typo put it: only the text before its first ':' is shown.
+    const got = SECRET_SETTINGS.has(name) ? '' : name === 'DATABASE_URL' ? ` (got "${String(env[name]).split(/[:/@]/)[0]}…")` : ` (got ${JSON.stringify(env[name])})`;
     throw new UsageError(`${name} ${issue.message}${got}`);
   }
   const e = parsed.data;

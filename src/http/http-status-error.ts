@@ -11,7 +11,7 @@ export class HttpStatusError extends Error {
   readonly body: string;
   /** The parsed `Retry-After` header (ms), when the server sent a valid one. */
   readonly retryAfterMs: number | undefined;
-  /** The URL the request went to. */
+  /** The URL the request went to, its secrets redacted (see `redactSecrets`). */
   readonly url: string;
   /** The request method (`GET`, `POST`, `PUT`). */
   readonly method: string;

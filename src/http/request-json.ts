@@ -2,6 +2,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { HttpStatusError } from './http-status-error.ts';
 import { parseRetryAfter } from './parse-retry-after.ts';
+import { redactSecrets } from '../text/redact-secrets.ts';
 
 /** `application/json`, `application/problem+json`, `application/vnd.api+json`, … with or without parameters. */
 const JSON_MEDIA_TYPE = /^[\w.-]+\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
@@ -60,9 +61,9 @@ export async function requestJson(agent: Dispatcher, req: JsonRequest): Promise<
   const text = await res.body.text();
   if (res.statusCode >= 400) {
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
-    throw new HttpStatusError({ status: res.statusCode, body: text, url, method, retryAfterMs });
+    throw new HttpStatusError({ status: res.statusCode, body: text, url: redactSecrets(url), method, retryAfterMs });
   }
-  return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type'], `${method} ${url}`) };
+  return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type'], `${method} ${redactSecrets(url)}`) };
 }
 
 function parseBody(text: string, contentType: string | string[] | undefined, request: string): unknown {

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { redactSecrets } from '../text/redact-secrets.ts';
 
 /**
  * Paths pino redacts from every log line: credentials in headers and settings. Database URLs are
@@ -15,7 +16,8 @@ export const REDACTED_PATHS = [
  * `--json`), so a parser of either never meets the other (docs/operating.md, "Logs").
  */
 export async function createLogger(options: { level: string; pretty?: boolean }): Promise<Logger> {
-  const base = { level: options.level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  // Every line, whatever field or message holds a URL, leaves with its secrets redacted.
+  const base = { level: options.level, base: undefined, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, hooks: { streamWrite: redactSecrets } };
   const pretty = options.pretty ?? process.stderr.isTTY === true;
   if (pretty) {
     const { default: prettyStream } = await import('pino-pretty');

@@ -12,6 +12,7 @@ import type { PostTally } from './post-tally.ts';
 import type { PostWorker } from './post-worker.ts';
 import { toPostedRow } from './read-posted-rows.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
+import { redactSecrets } from '../text/redact-secrets.ts';
 
 /** What {@link sendClaimedItem} sends with, and where it records what happened: one destination's pass. */
 export interface ClaimedItemContext {
@@ -88,7 +89,7 @@ async function sendAndRecord({ item, row, remoteReference, lease }: ClaimedItem,
     attempts: item.attempts + outcome.attempts,
     failureKind: outcome.failureKind ?? null,
     lastHttpStatus: outcome.httpStatus ?? null,
-    lastError: outcome.error ?? null,
+    lastError: outcome.error === undefined ? null : redactSecrets(outcome.error),
     claimToken: lease.token,
     ...(outcome.requestMayLand ? { requestMayLand: true } : {}),
     ...(outcome.remoteReference === undefined ? {} : { remoteReference: outcome.remoteReference }),

@@ -2,6 +2,7 @@ import type { Database } from '../db/database.ts';
 import { column } from '../column/column-type.ts';
 import { boundQuarantineText } from './quarantine-text.ts';
 import type { QuarantinedRow } from '../source/quarantined-row.ts';
+import { redactSecrets } from '../text/redact-secrets.ts';
 
 const BATCH_ROWS = 500;
 
@@ -45,8 +46,9 @@ export class QuarantineWriter {
   async add(quarantined: QuarantinedRow): Promise<void> {
     const row: QuarantinedRow = {
       ...quarantined,
-      reason: boundQuarantineText(quarantined.reason),
-      raw: quarantined.raw === undefined ? undefined : boundQuarantineText(quarantined.raw),
+      source: redactSecrets(quarantined.source),
+      reason: boundQuarantineText(redactSecrets(quarantined.reason)),
+      raw: quarantined.raw === undefined ? undefined : boundQuarantineText(redactSecrets(quarantined.raw)),
     };
     this.#first ??= row;
     this.#count += 1;

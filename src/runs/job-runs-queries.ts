@@ -2,6 +2,7 @@ import type { Database } from '../db/database.ts';
 import { column } from '../column/column-type.ts';
 import type { JobRun, JobRunAttempt, JobRunStatus } from './job-run.ts';
 import { moveSourceMark } from './source-marks-queries.ts';
+import { redactSecrets } from '../text/redact-secrets.ts';
 
 const INSTANT = column.instant();
 const NULLABLE_INSTANT = column.instant({ nullable: true });
@@ -99,7 +100,7 @@ async function endJobRun(
   const updated = await db.knex('job_runs').where(where).update({
     status: args.status,
     counts: JSON.stringify(args.counts),
-    error: args.error ?? null,
+    error: args.error === undefined ? null : redactSecrets(args.error),
     finished_at: now,
     heartbeat_at: now,
     updated_at: now,

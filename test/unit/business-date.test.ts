@@ -15,7 +15,8 @@ describe('small pure pieces', () => {
 
   it('redactUrl hides passwords', () => {
     expect(redactUrl('postgres://app:s3cr3t@db:5432/etl')).toBe('postgres://app:***@db:5432/etl');
-    expect(redactUrl('postgres://app@db/etl')).toBe('postgres://app@db/etl');
+    // A user info without a password may be a token: hidden too.
+    expect(redactUrl('postgres://app@db/etl')).toBe('postgres://***@db/etl');
     expect(redactUrl('sqlite:var/idem.sqlite3')).toBe('sqlite:var/idem.sqlite3');
   });
 
