@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
+import { sqliteFileOf } from '../dialect/create-dialect-adapter.ts';
+import { UsageError } from '../errors/usage-error.ts';
 import { loadConfig } from '../config/load-config.ts';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
@@ -17,10 +20,15 @@ export interface Session {
 /**
  * Opens a session, runs `work`, and always closes the database. It first proves the database
  * answers (`assertDatabaseReachable`: DatabaseUnavailableError, exit 75, naming only the host), and
- * with `migrated` (the default) refuses a database with pending migrations.
+ * with `migrated` (the default) refuses a database with pending migrations. With `existing` (the
+ * read-only commands) it refuses a SQLite file that does not exist rather than create it (UsageError).
  */
-export async function withSession<T>(work: (session: Session) => Promise<T>, options: { config?: ResolvedConfig; migrated?: boolean } = {}): Promise<T> {
+export async function withSession<T>(work: (session: Session) => Promise<T>, options: { config?: ResolvedConfig; migrated?: boolean; existing?: boolean } = {}): Promise<T> {
   const config = options.config ?? loadConfig();
+  const file = sqliteFileOf(config.databaseUrl, config.projectDir);
+  if (options.existing && file !== undefined && !existsSync(file)) {
+    throw new UsageError(`the SQLite database ${file} does not exist, and this command never creates one: check DATABASE_URL (or run idem migrate to create it)`);
+  }
   const logger = await createLogger({ level: config.logLevel });
   const db = await openDatabase(config);
   try {

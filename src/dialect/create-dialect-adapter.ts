@@ -10,6 +10,16 @@ import type { DialectAdapter } from './dialect-adapter.ts';
  * not use. `settings` carries the dialect settings from the environment (defaults when absent).
  * @throws UsageError for any other scheme.
  */
+/**
+ * The file of a `sqlite:` database URL, resolved against the project directory; undefined for
+ * any other URL (or `sqlite:` without a path).
+ */
+export function sqliteFileOf(databaseUrl: string, projectDir: string): string | undefined {
+  if (!databaseUrl.startsWith('sqlite:')) return undefined;
+  const file = databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
+  return file ? path.resolve(projectDir, file) : undefined;
+}
+
 export async function createDialectAdapter(
   databaseUrl: string,
   projectDir: string,

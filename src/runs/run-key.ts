@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
@@ -50,6 +50,7 @@ const HASH_CHUNK_BYTES = 1024 * 1024;
 export async function fileRunKey(file: string): Promise<RunKey> {
   const absolute = path.resolve(file);
   if (!existsSync(absolute)) throw new UsageError(`--file does not exist (got "${file}")`);
+  if (!statSync(absolute).isFile()) throw new UsageError(`--file must be a file, and ${absolute} is a directory or another kind of file`);
   return { kind: 'file', value: `file:${path.basename(absolute)}@sha256:${(await sha256File(absolute)).slice(0, 16)}`, file: absolute };
 }
 

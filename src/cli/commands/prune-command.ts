@@ -27,6 +27,6 @@ export async function pruneCommand(options: { olderThan: string; dryRun?: boolea
       process.stdout.write(`${JSON.stringify({ dryRun: options.dryRun ?? false, ...counts })}\n`);
       return 'completed';
     },
-    { config },
+    { config, existing: true },
   );
 }

@@ -37,6 +37,6 @@ export async function quarantineCommand(name: string, options: { runKey?: string
       }
       return 'completed';
     },
-    { config },
+    { config, existing: true },
   );
 }

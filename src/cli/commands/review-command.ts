@@ -48,6 +48,6 @@ export async function reviewCommand(name: string, options: { markPosted?: string
       }
       return 'completed';
     },
-    { config },
+    { config, existing: true },
   );
 }

@@ -64,6 +64,6 @@ export async function statusCommand(name: string | undefined, options: { date?: 
       process.stdout.write(out);
       return 'completed';
     },
-    { config },
+    { config, existing: true },
   );
 }

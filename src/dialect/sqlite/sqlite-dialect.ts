@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { TableColumn } from '../table-column.ts';
@@ -39,9 +39,14 @@ export class SqliteDialect implements DialectAdapter {
     this.#filename = filename;
   }
 
-  /** Also creates the database file's directory: the embedded default works on a fresh clone. */
+  /**
+   * Also creates the database file's directory (the embedded default works on a fresh clone) and
+   * a new database file with mode 0600: it holds the ledger and the run history, and SQLite gives
+   * its -wal and -shm files the mode of the database file.
+   */
   knexConfig(): Knex.Config {
     mkdirSync(path.dirname(this.#filename), { recursive: true });
+    if (this.#filename !== ':memory:' && !existsSync(this.#filename)) closeSync(openSync(this.#filename, 'a', 0o600));
     return {
       client: 'better-sqlite3',
       connection: { filename: this.#filename },
