@@ -3,7 +3,8 @@ import type { Outcome } from '../../outcome/outcome.ts';
 import { assertPipelineExists } from '../../pipeline/load-pipeline.ts';
 import { countItemsNeedingOperator } from '../../ledger/ledger-reports.ts';
 import { parseBusinessDate } from '../../runs/business-date.ts';
-import { isStuck } from '../../runs/is-stuck.ts';
+import { runLiveness } from '../../runs/run-liveness.ts';
+import { escapeControlCharacters } from '../../text/escape-control-characters.ts';
 import type { JobRun } from '../../runs/job-run.ts';
 import { listJobRuns } from '../../runs/job-runs-queries.ts';
 import { formatTable } from '../../text/format-table.ts';
@@ -30,8 +31,9 @@ function summarize(counts: JobRun['counts']): string {
 }
 
 /**
- * `idem status [PIPELINE] [--date D] [--json]`: run history, stuck runs (`started` with no
- * heartbeat for longer than the lock lease), and ledger items needing an operator.
+ * `idem status [PIPELINE] [--date D] [--json]`: run history (attempts, with those that died), dead
+ * runs (`started`, but their process is gone: see `runLiveness`), each failed run's reason in one
+ * line, and ledger items needing an operator.
  */
 export async function statusCommand(name: string | undefined, options: { date?: string; json?: boolean; limit?: number }): Promise<Outcome> {
   const config = loadConfig();
@@ -39,28 +41,41 @@ export async function statusCommand(name: string | undefined, options: { date?: 
   const runKey = options.date === undefined ? undefined : parseBusinessDate(options.date);
   return withSession<Outcome>(
     async ({ db }) => {
-      const runs = await listJobRuns(db, { ...(name ? { jobName: name } : {}), ...(runKey ? { runKey } : {}), limit: options.limit ?? 50 });
+      const limit = options.limit ?? 50;
+      const runs = await listJobRuns(db, { ...(name ? { jobName: name } : {}), ...(runKey ? { runKey } : {}), limit });
       const operator = await countItemsNeedingOperator(db, name);
       const nowMs = (config.now ?? new Date()).getTime();
       const staleMs = Math.max(config.lockLeaseMs, config.heartbeatMs * 3);
-      const view = runs.map((run) => ({ ...run, stuck: isStuck(run, nowMs, staleMs), durationMs: durationMs(run) }));
+      const view = [];
+      for (const run of runs) {
+        const liveness = await runLiveness(db, run, nowMs, staleMs);
+        const dead = liveness.state === 'dead' ? liveness.why : null;
+        // `stuck` is the older name of `dead !== null`, kept for readers of --json.
+        view.push({ ...run, dead, stuck: dead !== null, durationMs: durationMs(run) });
+      }
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ runs: view, itemsNeedingOperator: operator }, null, 2)}\n`);
+        if (runs.length === limit) process.stderr.write(`idem: showing the newest ${limit} runs; --limit N shows more\n`);
         return 'completed';
       }
       const rows = view.map((r) => [
         r.jobName,
         r.runKey,
-        r.stuck ? 'STUCK (started, no heartbeat)' : r.status,
-        String(r.attempts),
+        r.dead !== null ? `DEAD (started, ${r.dead})` : r.status,
+        r.diedAttempts > 0 ? `${r.attempts} (${r.diedAttempts} died)` : String(r.attempts),
         r.triggeredBy,
         r.durationMs === null ? '-' : `${(r.durationMs / 1000).toFixed(1)}s`,
         summarize(r.counts),
       ]);
       let out = runs.length ? formatTable(['pipeline', 'run key', 'status', 'attempts', 'triggered by', 'duration', 'counts'], rows) : 'no runs recorded\n';
+      // Each failed run's reason, one line each: the first line of its error.
+      const failedRuns = view.filter((r) => r.status === 'failed' && r.error);
+      if (failedRuns.length > 0) out += '\n';
+      for (const r of failedRuns) out += `${r.jobName} ${r.runKey} failed: ${escapeControlCharacters(r.error!.split('\n')[0]!)}\n`;
       for (const [job, { review, failed }] of Object.entries(operator)) {
         out += `\n${job}: ${review} item(s) in review, ${failed} failed — see idem review ${job}\n`;
       }
+      if (runs.length === limit) out += `\nshowing the newest ${limit} runs; --limit N shows more, --date D one run key\n`;
       process.stdout.write(out);
       return 'completed';
     },
