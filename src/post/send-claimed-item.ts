@@ -69,7 +69,8 @@ async function sendAndRecord({ item, row, remoteReference, lease }: ClaimedItem,
         lease.assertLive(item.id);
       },
       onFirstRequest: () => tally.requested(),
-      onRetry: ({ attempt, failure, delayMs }) => log.debug({ reference: item.sourceReference, attempt, reason: failure.reason, delayMs }, 'retrying'),
+      // `attempt` on a run's lines is its job_runs attempt: the request's own is `requestAttempt`.
+      onRetry: ({ attempt, failure, delayMs }) => log.debug({ reference: item.sourceReference, requestAttempt: attempt, reason: failure.reason, delayMs }, 'retrying'),
       ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
     });
   } catch (error) {

@@ -24,17 +24,21 @@ import type { RunResult } from './run-result.ts';
  */
 export async function replayQuarantine(ctx: RunContext, args: { pipeline: PipelineDefinition; runKey: string; triggeredBy: string }): Promise<RunResult> {
   const { pipeline } = args;
-  const rerun = `fix the source and rerun the run key (idem run ${pipeline.name} ${args.runKey.startsWith('file:') ? '--file <the file>' : `--date ${args.runKey}`} --force)`;
-  if (pipeline.source.kind !== 'csv') throw new UsageError(`${pipeline.name} reads an HTTP source, whose rows cannot be replayed from their text: ${rerun}`);
-  if (pipeline.source.invalidRows !== 'quarantine') throw new UsageError(`${pipeline.name} does not load past bad rows (invalidRows: 'fail'): ${rerun}`);
+  // A run that loads past bad rows completed, so running it again takes --force; one that does
+  // not (invalidRows: 'fail') failed, and a plain rerun is enough. A fixed file is a new run key.
+  const fileRunKey = args.runKey.startsWith('file:');
+  const rerun = (completed: boolean): string =>
+    fileRunKey ? `fix the file and run it (idem run ${pipeline.name} --file <the fixed file>)` : `fix the source and rerun the run key (idem run ${pipeline.name} --date ${args.runKey}${completed ? ' --force' : ''})`;
+  if (pipeline.source.kind !== 'csv') throw new UsageError(`${pipeline.name} reads an HTTP source, whose rows cannot be replayed from their text: ${rerun(true)}`);
+  if (pipeline.source.invalidRows !== 'quarantine') throw new UsageError(`${pipeline.name} does not load past bad rows (invalidRows: 'fail'): ${rerun(false)}`);
   const entries = await listQuarantine(ctx.db, { jobName: pipeline.name, runKey: args.runKey, limit: Number.MAX_SAFE_INTEGER });
   if (entries.length === 0) throw new UsageError(`nothing quarantined for ${pipeline.name} run key ${args.runKey}`);
   // A record rejected by a column rule has no source text; replaying the rest would drop it.
   const recordLevel = entries.filter((e) => e.raw === null).length;
-  if (recordLevel > 0) throw new UsageError(`${recordLevel} quarantined record(s) of run key ${args.runKey} have no source row to replay: ${rerun}`);
+  if (recordLevel > 0) throw new UsageError(`${recordLevel} quarantined record(s) of run key ${args.runKey} have no source row to replay: ${rerun(true)}`);
   // A cut text is not the record: replayed, it would load a shortened last field.
   const cut = entries.filter((e) => isCutQuarantineText(e.raw!)).length;
-  if (cut > 0) throw new UsageError(`${cut} quarantined row(s) of run key ${args.runKey} were longer than ${QUARANTINE_TEXT_MAX_CHARS} characters and are kept cut: ${rerun}`);
+  if (cut > 0) throw new UsageError(`${cut} quarantined row(s) of run key ${args.runKey} were longer than ${QUARANTINE_TEXT_MAX_CHARS} characters and are kept cut: ${rerun(true)}`);
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-replay-'));
   const file = path.join(dir, 'quarantine-replay.csv');
   try {

@@ -66,7 +66,7 @@ export async function runStages(
   const records = pipeline.toRecords(
     readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
       settings: ctx.config.sources[pipeline.name],
-      onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
+      onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, requestAttempt: attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
       ...(since === undefined ? {} : { since }),
     }),

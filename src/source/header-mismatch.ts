@@ -5,21 +5,27 @@ const OTHER_DELIMITERS: readonly (readonly [string, string])[] = [
   ['|', 'pipe'],
 ];
 
-/** Characters of the file's first line a message quotes, at most. */
-const QUOTED_CHARS = 200;
+/** Characters of the one header field a message quotes, at most. */
+const QUOTED_CHARS = 60;
 
 /**
- * The message for a file whose first line is not the expected header: what was expected, what
- * the line holds, and, when splitting the line at a semicolon, tab or pipe gives as many names
- * as expected (and at commas does not), that the file looks delimited by it; else the
- * `missing` names, when the header is matched by name.
- * For example `header must be a,b,c (got a;b;c): the file looks semicolon-delimited (";"); idem reads comma-separated files`.
+ * The message for a file whose first line is not the expected header: what was expected, and
+ * either that the file looks delimited by a semicolon, tab or pipe (splitting the line there gives
+ * as many names as expected, and at commas does not), or, when the header is matched by name, the
+ * `missing` names, or else the first column that differs, quoting that one field only (at most
+ * 60 characters): the rest of the line is never echoed, since the file may not be what it was
+ * meant to be.
+ * For example `header must be a,b,c: the file looks semicolon-delimited (";"); idem reads comma-separated files`,
+ * `header must be a,b,c: no field named b`, or `header must be id,name,qty (column 2 is "title")`.
  */
 export function headerMismatch(expected: readonly string[], firstLine: string, missing: readonly string[] = []): string {
-  const got = firstLine.length > QUOTED_CHARS ? `${firstLine.slice(0, QUOTED_CHARS)}…` : firstLine;
-  const message = `header must be ${expected.join(',')} (got ${got})`;
-  if (firstLine.split(',').length === expected.length) return missing.length > 0 ? `${message}: no field named ${missing.join(', ')}` : message;
-  const other = OTHER_DELIMITERS.find(([delimiter]) => firstLine.split(delimiter).length === expected.length);
+  const message = `header must be ${expected.join(',')}`;
+  const cells = firstLine.split(',');
+  const other = cells.length === expected.length ? undefined : OTHER_DELIMITERS.find(([delimiter]) => firstLine.split(delimiter).length === expected.length);
   if (other) return `${message}: the file looks ${other[1]}-delimited (${JSON.stringify(other[0])}); idem reads comma-separated files`;
-  return missing.length > 0 ? `${message}: no field named ${missing.join(', ')}` : message;
+  if (missing.length > 0) return `${message}: no field named ${missing.join(', ')}`;
+  const at = expected.findIndex((name, i) => cells[i] !== name);
+  if (at === -1 || at >= cells.length) return `${message} (got ${cells.length} column(s))`;
+  const field = cells[at]!;
+  return `${message} (column ${at + 1} is ${JSON.stringify(field.length > QUOTED_CHARS ? `${field.slice(0, QUOTED_CHARS)}…` : field)})`;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +26,46 @@ describe('operator refusals and file modes', () => {
     expect(status.code, status.stderr).toBe(0);
     for (const f of [file, `${file}-wal`, `${file}-shm`].filter((f) => existsSync(f))) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
     expect(existsSync(file)).toBe(true);
+  });
+
+  it('refuses a missing source directory, a symlinked source file, prune --older-than 0d; --replay of a failing pipeline does not suggest --force', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'idem-refuse-'));
+    const env = { DATABASE_URL: `sqlite:${path.join(dir, 'idem.sqlite3')}`, IDEM_DESTINATIONS: JSON.stringify({ 'sandbox-accounting': { url: 'http://127.0.0.1:9' } }) };
+    expect((await runCli(['migrate'], env)).code).toBe(0);
+
+    // online-retail-invoices declares missing: 'skip' for a missing file; a missing directory is still a configuration error.
+    const missingDir = path.join(dir, 'no-such-dir');
+    const noDir = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-04'], { ...env, IDEM_SOURCE_DIR: missingDir });
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toContain(`its source directory ${missingDir} does not exist or is not a directory (IDEM_SOURCE_DIR)`);
+
+    // A link in the source directory to a file that is not a source: refused, its content never echoed.
+    const secret = path.join(dir, 'secret.txt');
+    writeFileSync(secret, 'root-secret-line-9931,x,y\n');
+    const linkDir = mkdtempSync(path.join(tmpdir(), 'idem-links-'));
+    symlinkSync(secret, path.join(linkDir, '2010-12-01.csv'));
+    for (const args of [['--date', '2010-12-01'], ['--file', path.join(linkDir, '2010-12-01.csv')]]) {
+      const linked = await runCli(['run', 'online-retail-invoices', ...args], { ...env, IDEM_SOURCE_DIR: linkDir });
+      expect(linked.code, args.join(' ')).toBe(2);
+      expect(linked.stderr).toContain(`source file ${path.join(linkDir, '2010-12-01.csv')} is a symbolic link, and idem reads only regular files`);
+      expect(linked.stderr + linked.stdout).not.toContain('root-secret-line-9931');
+    }
+    // A regular file whose header is wrong: only the differing field is quoted.
+    const wrongDir = mkdtempSync(path.join(tmpdir(), 'idem-wrong-'));
+    copyFileSync(secret, path.join(wrongDir, '2010-12-01.csv'));
+    const wrong = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...env, IDEM_SOURCE_DIR: wrongDir });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('(column 1 is \\"root-secret-line-9931\\")');
+    expect(wrong.stderr).not.toContain('root-secret-line-9931,x');
+
+    const zero = await runCli(['prune', '--older-than', '0d'], env);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--older-than must be at least 1h: 0d would delete');
+
+    const replay = await runCli(['quarantine', 'online-retail-invoices', '--replay', '--run-key', '2010-12-01'], env);
+    expect(replay.code).toBe(2);
+    expect(replay.stderr).toContain("does not load past bad rows (invalidRows: 'fail'): fix the source and rerun the run key (idem run online-retail-invoices --date 2010-12-01)");
+    expect(replay.stderr).not.toContain('--force');
   });
 
   it('--file pointing at a directory: exit 2 naming the path', async () => {

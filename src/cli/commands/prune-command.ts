@@ -8,11 +8,14 @@ import { withSession } from '../session.ts';
 
 const UNIT_MS = { d: 86_400_000, h: 3_600_000 } as const;
 
-/** Parses `90d` or `36h` into ms. @throws UsageError for anything else. */
+/** Parses `90d` or `36h` into ms. @throws UsageError for anything else, and for an age of 0. */
 export function parseAge(value: string): number {
   const match = /^(\d+)([dh])$/.exec(value);
   if (!match) throw new UsageError(`--older-than must be a whole number of days or hours, like 90d or 36h (got "${value}")`);
-  return Number(match[1]) * UNIT_MS[match[2] as 'd' | 'h'];
+  const ms = Number(match[1]) * UNIT_MS[match[2] as 'd' | 'h'];
+  // 0 would prune everything finished up to this moment: the last run's history and quarantine too.
+  if (ms === 0) throw new UsageError(`--older-than must be at least 1h: ${value} would delete every finished run's history, quarantine and replaced ledger rows up to now`);
+  return ms;
 }
 
 /** `idem prune --older-than 90d [--dry-run]`: retention for job history, quarantine, ledger and staging leftovers. */
