@@ -19,7 +19,7 @@ export function dateRunKey(businessDate: string): RunKey {
 }
 
 /** A file run key's value, as {@link fileRunKey} writes it. */
-const FILE_RUN_KEY = /^file:.+@sha256:[0-9a-f]{16}$/;
+const FILE_RUN_KEY = /^file:.+@sha256:[0-9a-f]{16}$/s; // s: a file name may hold a newline
 
 /**
  * A run key typed by an operator (`idem work --run-key`), as `idem status` shows it: a business

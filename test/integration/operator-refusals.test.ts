@@ -2,7 +2,8 @@ import { copyFileSync, existsSync, mkdtempSync, statSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/run-cli.ts';
+import { openFaultWorld } from '../helpers/open-fault-world.ts';
+import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
 
 // Issue 14, smaller things an operator hit: what idem refuses, and the files it creates.
 describe('operator refusals and file modes', () => {
@@ -73,5 +74,24 @@ describe('operator refusals and file modes', () => {
     const result = await runCli(['run', 'online-retail-invoices', '--file', dir], { DATABASE_URL: `sqlite:${path.join(dir, 'x.sqlite3')}` });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`idem: --file must be a file, and ${dir} is a directory or another kind of file\n`);
+  });
+});
+
+describe('file names an operator did not choose', () => {
+  it('a newline in a --file name works with --workers 2: the idem work child takes the same run key', async () => {
+    const world = await openFaultWorld('sqlite', 'newline-file');
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'idem-newline-'));
+      const file = path.join(dir, 'invoices\n2010-12-01.csv');
+      copyFileSync(path.join(PROJECT_DIR, 'fixtures/online-retail/2010-12-01.csv'), file);
+      const result = await runCli(['run', 'online-retail-invoices', '--file', file, '--workers', '2'], world.env());
+      expect(result.code, result.stderr.slice(-2000)).toBe(0);
+      expect(world.sandbox.state.records()).toHaveLength(143);
+      // The worker ran (no usage error on the run key), and both processes ended well.
+      const workerSummary = result.logs.find((l) => l.stage === 'summary' && typeof l.worker === 'string' && l.worker.startsWith('worker'));
+      expect(workerSummary).toMatchObject({ exitCode: 0 });
+    } finally {
+      await world.close();
+    }
   });
 });
