@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
 import { openFaultWorld } from '../helpers/open-fault-world.ts';
-import { runCli, summaryOf } from '../helpers/run-cli.ts';
+import path from 'node:path';
+import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 
 // Issue 14: each exit code tells a scheduler what to do: 75 retry later, 3 a person must act,
 // 1 failed, 2 usage. Each is reached here through the CLI against a real failing server.
@@ -29,7 +30,11 @@ describeEachDialect('exit codes a scheduler acts on', (dialect) => {
       const outage = await runCli(RUN, env);
       expect(outage.code, outage.stdout + outage.stderr).toBe(75);
       expect(summaryOf(outage)).toMatchObject({ outcome: 'unavailable', exitCode: 75 });
-      expect(await world.db.knex('post_ledger').where({ status: 'failed', failure_kind: 'transient' }).count({ n: '*' })).toMatchObject([{ n: expect.anything() }]);
+      // The review says a rerun is all a transient failure needs, and names the run key.
+      const review = await runCli(['review', pipeline.name], env);
+      expect(review.code).toBe(0);
+      expect(review.stdout).toContain(`Items failed (transient): the destination was unavailable. Nothing to check there: once it is back, rerun their run key:\n  idem run ${pipeline.name} --date ${DAY}\n`);
+      expect(review.stdout).not.toContain('check the destination for its reference');
       world.sandbox.reset();
       const after = await runCli(RUN, env);
       expect(after.code, after.stdout + after.stderr).toBe(0);
@@ -45,9 +50,12 @@ describeEachDialect('exit codes a scheduler acts on', (dialect) => {
       const env = { ...world.env({ http: { retry: { maxAttempts: 2 } } }) };
       const port = await closedPort();
       env.IDEM_DESTINATIONS = env.IDEM_DESTINATIONS!.replace(world.sandbox.url, `http://127.0.0.1:${port}`);
-      const result = await runCli(RUN, env);
+      // A file run key: the review names the file's path to rerun it with.
+      const file = path.join(PROJECT_DIR, 'fixtures/online-retail/2010-12-01.csv');
+      const result = await runCli(['run', pipeline.name, '--file', file], env);
       expect(result.code, result.stdout + result.stderr).toBe(75);
       expect(summaryOf(result).outcome).toBe('unavailable');
+      expect((await runCli(['review', pipeline.name], env)).stdout).toContain(`  idem run ${pipeline.name} --file ${file}\n`);
     } finally {
       await world.close();
     }
