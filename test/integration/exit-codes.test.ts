@@ -86,6 +86,13 @@ describeEachDialect('exit codes a scheduler acts on', (dialect) => {
       expect(result.code, result.stdout + result.stderr).toBe(0);
       // The resends met the first request still in flight, and were retried, not failed.
       expect(result.stderr).toContain('HTTP 409 Conflict');
+      // The debug line of each retry names the job_runs attempt once, and the request's own attempt apart.
+      const retrying = result.stderr.split('\n').filter((line) => line.includes('"msg":"retrying"'));
+      expect(retrying.length).toBeGreaterThan(0);
+      for (const line of retrying) {
+        expect(line.match(/"attempt":/g)).toHaveLength(1);
+        expect(line).toMatch(/"requestAttempt":\d+/);
+      }
       const posts = world.sandbox.state.stats().requests.filter((r) => r.method === 'POST' && r.reference === '536365');
       expect(posts.length).toBeGreaterThanOrEqual(3);
       expect(world.sandbox.state.countByReference('536365')).toBe(1);
