@@ -34,6 +34,10 @@ describeEachDialect('idem status: dead runs, died attempts, failure reasons', (d
       expect(reason).toHaveLength(1);
       expect(reason[0]).toContain('Quantity');
       expect(after.stdout).not.toContain('\u001b');
+      // A listing capped by --limit says so, and how to see the rest.
+      const capped = await runCli(['status', pipeline.name, '--limit', '1'], env);
+      expect(capped.stdout).toContain('\nshowing the newest 1 runs; --limit N shows more, --date D one run key\n');
+      expect(after.stdout).not.toContain('showing the newest');
     } finally {
       await world.close();
     }
