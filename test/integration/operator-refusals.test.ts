@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFaultWorld } from '../helpers/open-fault-world.ts';
+import { openTestDatabase } from '../helpers/test-db.ts';
 import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
 
 // Issue 14, smaller things an operator hit: what idem refuses, and the files it creates.
@@ -25,8 +26,14 @@ describe('operator refusals and file modes', () => {
     expect(migrated.code, migrated.stderr).toBe(0);
     const status = await runCli(['status'], { DATABASE_URL: `sqlite:${file}` });
     expect(status.code, status.stderr).toBe(0);
-    for (const f of [file, `${file}-wal`, `${file}-shm`].filter((f) => existsSync(f))) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
-    expect(existsSync(file)).toBe(true);
+    // While a connection writes, the -wal and -shm files exist: SQLite gives them the database file's mode.
+    const db = await openTestDatabase(`sqlite:${file}`);
+    try {
+      await db.knex.raw('create table scratch_mode_check (x integer)');
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) expect((statSync(f).mode & 0o777).toString(8), f).toBe('600');
+    } finally {
+      await db.close();
+    }
   });
 
   it('refuses a missing source directory, a symlinked source file, prune --older-than 0d; --replay of a failing pipeline does not suggest --force', async () => {
