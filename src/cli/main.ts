@@ -217,7 +217,8 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     if (error instanceof CommanderError) {
       outcome = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 'completed' : 'usage';
     } else if (error instanceof IdemError) {
-      process.stderr.write(redactSecrets(`idem: ${escapeControlCharacters(error.message)}\n${wantsStacks() ? causeStacks(error) : ''}`));
+      // Line breaks are idem's own (a table of differences); every other control character is escaped.
+      process.stderr.write(redactSecrets(`idem: ${error.message.split('\n').map(escapeControlCharacters).join('\n')}\n${wantsStacks() ? causeStacks(error) : ''}`));
       outcome = error.outcome;
     } else {
       process.stderr.write(redactSecrets(`idem: ${(error as Error).stack ?? String(error)}\n`));
