@@ -6,7 +6,8 @@
 //   npm run bench -- --dialects postgres,sqlite the year import on some dialects only
 //
 // Figures (one module each, in this order): year (year-import.js), post (post-throughput.js),
-// rss (peak-rss.js), noop (noop.js), rerun (rerun-changed.js), backfill (backfill.js), unsorted
+// rss (peak-rss.js), noop (noop.js), rerun (rerun-changed.js), knex (knex-baseline.js: the
+// hand-written knex script, repeated import rounds), backfill (backfill.js), unsorted
 // (unsorted-import.js), workers (bench-workers.js, another helper's, when present). Every ratio
 // compares two figures measured in this same run. Prints ONE table (figure | idem | baseline |
 // ratio | target | verdict) and notes.
@@ -14,7 +15,8 @@
 // Settings (environment): BENCH_PG_URL (postgres://postgres@127.0.0.1:5432), BENCH_MYSQL_URL
 // (mysql://root@127.0.0.1:3306), BENCH_DATA_DIR (../shared/data/online-retail/by-day from the
 // repo), BENCH_LATENCY_MS (10), BENCH_CONCURRENCY (16), BENCH_NOOP_RUNS (11), BENCH_BACKFILL_TIMEOUT_S
-// (900: a backfill still running then is stopped and reported with how far it got).
+// (900: a backfill still running then is stopped and reported with how far it got),
+// BENCH_IMPORT_REPEATS (3: rounds of the PostgreSQL import, floor and knex script in `knex`).
 // Scratch databases idem_bench_<pid>_* are always dropped; temp files live under os.tmpdir().
 // Plain ESM JavaScript on purpose: it runs with `node` as is and never takes part in the tsc build
 // or in `npm test`.
@@ -23,6 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { benchBackfill } from './backfill.js';
+import { benchKnexBaseline } from './knex-baseline.js';
 import { benchNoop } from './noop.js';
 import { benchPeakRss } from './peak-rss.js';
 import { benchPostThroughput } from './post-throughput.js';
@@ -46,6 +49,7 @@ const FIGURES = {
   rss: benchPeakRss,
   noop: benchNoop,
   rerun: benchRerunChanged,
+  knex: benchKnexBaseline,
   backfill: benchBackfill,
   unsorted: benchUnsortedImport,
   workers: benchWorkersHook,

@@ -96,11 +96,12 @@ export function mustSucceed(result, what) {
  * Runs one of the bench's own Node scripts (`bench/<script>`, e.g. `floors/post-floor.js`) in its
  * own process, which prints its result as one JSON line last.
  * @param {{ repo: string, tmp: string }} ctx @param {string} script @param {string[]} args @param {string} what names it in errors
- * @returns {Promise<{ seconds: number, result: any }>} `seconds`: the whole process's wall time.
+ * @param {{ measureRss?: boolean }} [options] `measureRss` (default false): also its peak RSS (see runTimed)
+ * @returns {Promise<{ seconds: number, rssKb?: number, result: any }>} `seconds`: the whole process's wall time.
  * @throws Error when it exits other than 0 (see mustSucceed), or its last line is not JSON.
  */
-export async function runBenchScript(ctx, script, args, what) {
+export async function runBenchScript(ctx, script, args, what, { measureRss = false } = {}) {
   const label = path.basename(script, '.js');
-  const run = mustSucceed(await runTimed(process.execPath, [path.join(ctx.repo, 'bench', script), ...args], { cwd: ctx.repo, logDir: ctx.tmp, label }), what);
-  return { seconds: run.seconds, result: JSON.parse(run.output.trim().split('\n').at(-1)) };
+  const run = mustSucceed(await runTimed(process.execPath, [path.join(ctx.repo, 'bench', script), ...args], { cwd: ctx.repo, logDir: ctx.tmp, label, measureRss }), what);
+  return { seconds: run.seconds, rssKb: run.rssKb, result: JSON.parse(run.output.trim().split('\n').at(-1)) };
 }
