@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sort, type AnyIterable, type Store } from 'external-merge-sort';
+import type { AnyIterable, Store } from 'external-merge-sort';
 import type { SourceRow } from './source-row.ts';
 
 /** A row with its key, as {@link sortRowsByKey} yields them. */
@@ -57,6 +57,9 @@ const WRITE_CHARS = 256 * 1024;
  * @throws TypeError for a key that is not a string, or a row that JSON cannot hold.
  */
 export async function* sortRowsByKey<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string, options: SortRowsOptions = {}): AsyncGenerator<KeyedRow<Row>> {
+  // Loaded on first use, not with the public API: a no-op run imports the pipeline module (which
+  // imports groupRows) but never sorts.
+  const { sort } = await import('external-merge-sort');
   const sorted = sort(serialised(rows, key) as unknown as Iterable<SortItem>, {
     maxSize: options.runRows ?? 10_000,
     maxFiles: MAX_OPEN_RUNS,

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { quoteAnsiIdentifier as q } from '../quote-ansi-identifier.ts';
 import { tabSeparatedEscapes, tabSeparatedLine } from '../tab-separated-line.ts';
 
@@ -53,6 +52,8 @@ export async function postgresBulkLoad(
   }
   const connection = (await knex.client.acquireConnection()) as pg.PoolClient;
   try {
+    // Loaded here, not at start-up: a no-op run never stages (bin/idem.js start-up budget).
+    const { from: copyFrom } = await import('pg-copy-streams');
     const copy = connection.query(copyFrom(`copy ${q(table)} (${columns.map(q).join(', ')}) from stdin`));
     await pipeline(Readable.from(chunks()), copy);
   } finally {
