@@ -162,7 +162,7 @@ async function main() {
     noopRuns: Number(process.env.BENCH_NOOP_RUNS ?? 11),
     backfillTimeoutS: Number(process.env.BENCH_BACKFILL_TIMEOUT_S ?? 900),
     failures: [],
-    importWithIdem: (dialect, input, name) => importWithIdem(ctx, dialect, input, name),
+    importWithIdem: (dialect, input, name, extraEnv) => importWithIdem(ctx, dialect, input, name, extraEnv),
     importYear: (dialect) => importWithIdem(ctx, dialect, year, `year_${dialect}`),
     postgresYearImport: () => (ctx.pgYear ??= importWithIdem(ctx, 'postgres', year, 'year_postgres')),
   };

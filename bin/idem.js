@@ -20,21 +20,22 @@ if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
 // https://nodejs.org/api/module.html#moduleenablecompilecachecachedir
 if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
 
-// idem tunes its own V8 heap (it is an application, not a library): V8 on Node 24 lets the young
-// generation (new space, two semi-spaces) grow to 64 MB under a steady stream of short-lived
-// objects, which a year's import is (a 48 MB CSV: 541,909 rows). That memory stays resident for
-// the rest of the process. Once new space has reached YOUNG_GENERATION_MB it stops growing (V8's
-// semi-space growth factor set to 1 after a GC; the size limit itself is fixed when the heap is
-// created). Measured on the year import (bench/README.md, memory): peak RSS 377 MB → see there.
-// A --max-semi-space-size given to node (NODE_OPTIONS or the command line) wins: then nothing is set.
-const YOUNG_GENERATION_MB = 16;
+// idem may tune its own V8 heap (it is an application, not a library). V8 on Node 24 lets the young
+// generation (new space: two semi-spaces) grow to 64 MB under a steady stream of short-lived
+// objects, which a year's import is, and that memory stays resident for the rest of the process.
+// IDEM_YOUNG_GENERATION_MB=N stops new space growing once a GC finds it at N MB or more (V8's
+// semi-space growth factor set to 1; --max-semi-space-size itself cannot change once the heap
+// exists). Off by default: on the year import it lowered peak RSS by 20-120 MB at N=16 but
+// tripled the main thread's GC time in a CPU profile (bench/README.md, "Memory").
+// A --max-semi-space-size given to node (NODE_OPTIONS or the command line) wins.
+const youngGenerationMb = Number(process.env.IDEM_YOUNG_GENERATION_MB ?? 0);
 const semiSpaceFlag = /--(max|min)-semi-space-size/;
-if (!semiSpaceFlag.test(process.execArgv.join(' ')) && !semiSpaceFlag.test(process.env.NODE_OPTIONS ?? '')) {
+if (youngGenerationMb > 0 && !semiSpaceFlag.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) {
   const { default: v8 } = await import('node:v8');
   const { PerformanceObserver } = await import('node:perf_hooks');
   const observer = new PerformanceObserver(() => {
     const newSpace = v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
-    if (newSpace !== undefined && newSpace.space_size >= YOUNG_GENERATION_MB * 1024 * 1024) {
+    if (newSpace !== undefined && newSpace.space_size >= youngGenerationMb * 1024 * 1024) {
       v8.setFlagsFromString('--semi-space-growth-factor=1');
       observer.disconnect();
     }

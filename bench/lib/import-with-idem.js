@@ -12,14 +12,15 @@ const PIPELINE = 'online-retail-invoices';
  * @param {'postgres' | 'mariadb' | 'sqlite'} dialect
  * @param {{ file: string, lines: number, invoices: number }} input
  * @param {string} name database name suffix
+ * @param {NodeJS.ProcessEnv} [extraEnv] more environment for the idem child (default none)
  * @returns {Promise<{ databaseUrl: string, env: object, seconds: number, rssKb: number, summary: object,
  *   split: ReturnType<typeof stageSplit>, workSeconds: number, sandboxCpuSeconds?: number }>}
  *   `workSeconds`: the wall time minus the post stage's own ms (the floors do not post).
  * @throws Error when the run fails, extracts a different line count, or posts fewer than every invoice.
  */
-export async function importWithIdem(ctx, dialect, input, name) {
+export async function importWithIdem(ctx, dialect, input, name, extraEnv = {}) {
   const databaseUrl = ctx.scratch.create(dialect, name);
-  const env = idemEnv({ databaseUrl, sandboxUrl: ctx.sandbox.url, concurrency: ctx.concurrency });
+  const env = { ...idemEnv({ databaseUrl, sandboxUrl: ctx.sandbox.url, concurrency: ctx.concurrency }), ...extraEnv };
   await migrate(ctx, env);
   await ctx.sandbox.reset();
   ctx.log(`idem import on ${dialect} (${name}) …`);
