@@ -50,6 +50,16 @@ describe('groupRows over the whole source (the default)', () => {
     }
   });
 
+  it('merges more run files than it opens at once (64) in more than one pass, with the same groups', async () => {
+    const keys = Array.from({ length: 300 }, (_, i) => `k${(i * 37) % 23}`);
+    const expected = [...new Set(keys)].sort().map((key) => {
+      const at = keys.flatMap((k, i) => (k === key ? [i] : []));
+      return [key, at[0]! + 2, at];
+    });
+    // 300 runs of 1 row: five groups of at most 64 are merged into files first, then those.
+    expect(await groups(keys, { runRows: 1 })).toEqual(expected);
+  });
+
   it('keeps no run file on disk, even while it reads them back, and closes them when the reader stops early', async () => {
     const before = openFiles();
     const keys = Array.from({ length: 50 }, (_, i) => `k${(i * 7) % 13}`);
