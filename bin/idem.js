@@ -20,15 +20,16 @@ if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
 // https://nodejs.org/api/module.html#moduleenablecompilecachecachedir
 if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
 
-// idem may tune its own V8 heap (it is an application, not a library). V8 on Node 24 lets the young
+// idem tunes its own V8 heap (it is an application, not a library). V8 on Node 24 lets the young
 // generation (new space: two semi-spaces) grow to 64 MB under a steady stream of short-lived
 // objects, which a year's import is, and that memory stays resident for the rest of the process.
-// IDEM_YOUNG_GENERATION_MB=N stops new space growing once a GC finds it at N MB or more (V8's
-// semi-space growth factor set to 1; --max-semi-space-size itself cannot change once the heap
-// exists). Off by default: on the year import it lowered peak RSS by 20-120 MB at N=16 but
-// tripled the main thread's GC time in a CPU profile (bench/README.md, "Memory").
-// A --max-semi-space-size given to node (NODE_OPTIONS or the command line) wins.
-const youngGenerationMb = Number(process.env.IDEM_YOUNG_GENERATION_MB ?? 0);
+// Once a GC finds new space at IDEM_YOUNG_GENERATION_MB (default 16) MB or more, it stops growing
+// (V8's semi-space growth factor set to 1; --max-semi-space-size itself cannot change once the
+// heap exists). Year import, PostgreSQL, two pairs run one after the other: peak RSS 376 / 364 MB
+// → 245 / 254 MB, user CPU 10.6 / 8.4 s → 10.3 / 9.1 s (bench/README.md, "Memory").
+// IDEM_YOUNG_GENERATION_MB=0 leaves V8's own sizing; a --max-semi-space-size given to node
+// (NODE_OPTIONS or the command line) wins.
+const youngGenerationMb = Number(process.env.IDEM_YOUNG_GENERATION_MB ?? 16);
 const semiSpaceFlag = /--(max|min)-semi-space-size/;
 if (youngGenerationMb > 0 && !semiSpaceFlag.test(`${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`)) {
   const { default: v8 } = await import('node:v8');
