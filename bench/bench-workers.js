@@ -38,7 +38,7 @@ function writeInput(dataDir, days, file) {
   return { file, days: names.length };
 }
 
-/** Runs `node bin/idem.js …args`; resolves with its exit code and stdout's JSON log lines. */
+/** Runs `node bin/idem.js …args`; resolves with its exit code and the JSON log lines (on stderr). */
 function idem(idemBin, args, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [idemBin, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,7 +48,7 @@ function idem(idemBin, args, env) {
     child.stderr.on('data', (c) => (err += c));
     child.on('error', reject);
     child.on('close', (code) => {
-      const logs = out.split('\n').filter((l) => l.startsWith('{"')).flatMap((l) => {
+      const logs = err.split('\n').filter((l) => l.startsWith('{"')).flatMap((l) => {
         try {
           return [JSON.parse(l)];
         } catch {
