@@ -1,11 +1,11 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer } from 'node:net';
 import { expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
 import { editedFixture } from '../helpers/fixtures.ts';
 import { openFaultWorld } from '../helpers/open-fault-world.ts';
 import { runCli, type CliResult } from '../helpers/run-cli.ts';
+import { closedPort } from '../helpers/closed-port.ts';
 
 // Issue 14: no secret leaks. Canary credentials in DATABASE_URL, in the destination's URL and
 // header, and in the heartbeat URL; a matrix of failures; then every byte of output and every
@@ -33,13 +33,6 @@ async function startFailingDestination(): Promise<{ server: Server; port: number
   return { server, port: (server.address() as { port: number }).port, setMode: (m) => (mode = m) };
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** DATABASE_URL with the canary as its password (PostgreSQL here trusts loopback; MariaDB's root has no password, so its URL stays as is). */
 function withDbCanary(url: string): string {

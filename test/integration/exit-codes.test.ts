@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
 import { openFaultWorld } from '../helpers/open-fault-world.ts';
 import path from 'node:path';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
+import { closedPort } from '../helpers/closed-port.ts';
 
 // Issue 14: each exit code tells a scheduler what to do: 75 retry later, 3 a person must act,
 // 1 failed, 2 usage. Each is reached here through the CLI against a real failing server.
@@ -12,14 +12,6 @@ const DAY = '2010-12-01';
 const RUN = ['run', pipeline.name, '--date', DAY];
 const INVOICES = 143;
 
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describeEachDialect('exit codes a scheduler acts on', (dialect) => {
   it.concurrent('a destination answering 503 through every retry: exit 75 (retry later); the rerun after the outage completes', async () => {
