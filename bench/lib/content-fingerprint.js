@@ -1,11 +1,15 @@
 // One fingerprint of what a target table holds, comparable across dialects and writers: the
 // business columns of online_retail_invoices normalised (instants as ISO UTC with ms, decimals as
 // text with their scale, `lines` parsed as JSON and re-serialised with sorted keys), in key order.
+// Inside `lines`, text is trimmed and a unit price is its shortest exact decimal text: the example
+// pipeline stores canonical values (a re-export that pads a field or writes 2.5500 for 2.55 is the
+// same invoice), while the floors keep the file's text.
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const knexFactory = require('knex');
+const { Big } = require('big.js');
 
 /** knex settings to read a `DATABASE_URL` of the bench (postgres, mysql, sqlite). */
 function knexConfig(url) {
@@ -24,6 +28,10 @@ const sortedJson = (value) =>
   Array.isArray(value) ? `[${value.map(sortedJson).join(',')}]`
     : value !== null && typeof value === 'object' ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(',')}}`
       : JSON.stringify(value);
+
+/** One line of `lines` as the pipeline's canonical values have it: text trimmed, the unit price's shortest exact decimal. */
+const canonicalLine = (line) =>
+  Object.fromEntries(Object.entries(line).map(([k, v]) => [k, k === 'unit_price' ? new Big(String(v)).toString() : typeof v === 'string' ? v.trim() : v]));
 
 function isoInstant(value) {
   if (value instanceof Date) return value.toISOString();
@@ -47,9 +55,9 @@ export async function contentFingerprint(url, options = {}) {
     rows.sort((a, b) => (a.source_reference < b.source_reference ? -1 : a.source_reference > b.source_reference ? 1 : 0));
     const hash = createHash('md5');
     for (const r of rows) {
-      const lines = JSON.parse(r.lines).map(sortedJson);
+      const lines = JSON.parse(r.lines).map((line) => sortedJson(canonicalLine(line)));
       if (options.linesInAnyOrder) lines.sort();
-      hash.update([r.source_reference, r.document_type, r.customer_id ?? '\\N', r.country, isoInstant(r.invoiced_at), Number(r.line_count), String(r.total), `[${lines.join(',')}]`].join('|'));
+      hash.update([r.source_reference, r.document_type, r.customer_id ?? '\\N', String(r.country).trim(), isoInstant(r.invoiced_at), Number(r.line_count), String(r.total), `[${lines.join(',')}]`].join('|'));
       hash.update('\n');
     }
     const md5 = hash.digest('hex');
