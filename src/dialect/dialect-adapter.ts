@@ -117,6 +117,13 @@ export interface DialectAdapter {
    */
   readonly supportsReturning: boolean;
   /**
+   * Whether the server frees the app lock when its holder's session ends (PostgreSQL advisory
+   * locks, MySQL `GET_LOCK`, SQL Server `sp_getapplock`): then a free lock proves that no process
+   * runs the pipeline. False for SQLite's lease row, which a dead holder leaves behind until it
+   * lapses, so only the heartbeat tells there (`runs/run-liveness.ts`).
+   */
+  readonly appLockEndsWithSession: boolean;
+  /**
    * Whether `UPDATE … OUTPUT inserted.*` returns the changed rows (T-SQL), so a claim is one
    * statement: an UPDATE through an ordered `TOP (n)` common table expression (a bare
    * `UPDATE TOP (n)` takes arbitrary rows). `false` where the dialect lacks it. SQL Server: `true`

@@ -22,7 +22,7 @@ export async function runLiveness(db: Database, run: JobRun, nowMs: number, stal
   if (run.status !== 'started') return { state: 'finished' };
   const silentMs = nowMs - Date.parse(run.heartbeatAt ?? run.startedAt);
   if (silentMs > staleMs) return { state: 'dead', why: `no heartbeat for ${Math.round(silentMs / 1000)} s` };
-  if (db.adapter.name === 'sqlite') return { state: 'running' };
+  if (!db.adapter.appLockEndsWithSession) return { state: 'running' };
   const attempt = await db.adapter.tryAcquireAppLock(db.knex, { name: appLockName(run.jobName), owner: 'idem status (checking whether a run is alive)', leaseMs: 1000 });
   if (!attempt.acquired) return { state: 'running' };
   await attempt.lock.release();

@@ -39,6 +39,7 @@ export class MssqlDialect implements DialectAdapter {
   /** Skips locked rows by the table hints `UPDLOCK, READPAST, ROWLOCK`. */
   readonly skipLocked: SkipLockedSyntax = { tableHint: ' with (updlock, readpast, rowlock)', suffix: '' };
   readonly supportsReturning = false;
+  readonly appLockEndsWithSession = true;
   readonly supportsOutput = true;
   readonly #settings: MssqlConnectionSettings;
   readonly #requestTimeoutMs: number;

@@ -52,6 +52,7 @@ export class MysqlDialect implements DialectAdapter {
    */
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
   readonly supportsReturning = false;
+  readonly appLockEndsWithSession = true;
   readonly supportsOutput = false;
   readonly #options: ConnectionOptions;
   #server: MysqlServer | undefined;

@@ -25,6 +25,7 @@ export class PostgresDialect implements DialectAdapter {
   /** Skips locked rows by `FOR UPDATE SKIP LOCKED`. */
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
   readonly supportsReturning = true;
+  readonly appLockEndsWithSession = true;
   readonly supportsOutput = false;
   readonly #url: string;
   #lockSessions: pg.Pool | undefined;

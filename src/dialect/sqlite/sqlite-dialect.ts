@@ -32,6 +32,7 @@ export class SqliteDialect implements DialectAdapter {
   /** No row locks: SQLite's single writer serialises claimers. */
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: '' };
   readonly supportsReturning = true;
+  readonly appLockEndsWithSession = false;
   readonly supportsOutput = false;
   readonly #filename: string;
 
