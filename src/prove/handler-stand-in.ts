@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getResponse, type RequestHandler } from 'msw';
 import type { Database } from '../db/database.ts';
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
+import { readIncomingRequest } from '../http/read-incoming-request.ts';
 import { selectJobLedgerItems } from '../ledger/select-job-ledger-items.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { readPostedRows } from '../post/read-posted-rows.ts';
@@ -83,11 +84,7 @@ export async function startHandlerStandIn(args: {
   }
 
   async function answer(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const method = incoming.method ?? 'GET';
-    const path = incoming.url ?? '/';
+    const { method, path, text, request } = await readIncomingRequest(incoming, base);
     requests += 1;
     const write = WRITES.has(method);
     if (write) {
@@ -100,10 +97,7 @@ export async function startHandlerStandIn(args: {
     if (replay) return send(outgoing, replay);
     const fault = write ? takeFault() : undefined;
     if (fault?.kind === 'status') return send(outgoing, json(fault.status, fault.body ?? { error: `stand-in fault ${fault.status}` }));
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const hasBody = text.length > 0 && method !== 'GET' && method !== 'HEAD';
-    const response = await getResponse([...handlers], new Request(new URL(path, base), { method, headers, ...(hasBody ? { body: text } : {}) }), { baseUrl: base });
+    const response = await getResponse([...handlers], request, { baseUrl: base });
     const reply = response
       ? { status: response.status, headers: headersOf(response), body: Buffer.from(await response.arrayBuffer()) }
       : json(501, { error: `stand-in for ${destination.name}: no request handler for ${method} ${path}` });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getResponse, type RequestHandler } from 'msw';
+import { readIncomingRequest } from '../http/read-incoming-request.ts';
 
 /** One request a {@link HandlerServer} received, as it crossed the socket. */
 export interface RecordedRequest {
@@ -44,15 +45,7 @@ export async function serveHandlers(handlers: readonly RequestHandler[]): Promis
     });
   });
   async function answer(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of incoming) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const method = incoming.method ?? 'GET';
-    const path = incoming.url ?? '/';
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(incoming.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const hasBody = text.length > 0 && method !== 'GET' && method !== 'HEAD';
-    const request = new Request(new URL(path, base), { method, headers, ...(hasBody ? { body: text } : {}) });
+    const { method, path, headers, text, request } = await readIncomingRequest(incoming, base);
     const response = await getResponse([...handlers], request, { baseUrl: base });
     const status = response?.status ?? 501;
     requests.push({ method, path, headers, body: parseBody(text), status });
