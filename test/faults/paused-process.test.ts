@@ -179,13 +179,18 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: a run stopped inside a wr
       const env = { ...world.env(), IDEM_LOCK_LEASE_MS: '30000' };
       // The upsert's transaction is open while the failpoint sleeps: the run holds the write lock.
       const first = startCli(RUN, { ...env, IDEM_FAILPOINTS: 'mid-upsert=sleep:8000' });
+      // Held for 500 ms on end: the upsert's sleeping transaction, not the brief one that writes
+      // the app lock's lease row (stopping the run inside that one tests the lease, not busy).
+      let busySince: number | undefined;
       await waitUntil('the first run to hold the write lock', async () => {
         try {
           probe.exec('begin immediate; rollback');
+          busySince = undefined;
           return false;
         } catch (error) {
           if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
-          return true;
+          busySince ??= Date.now();
+          return Date.now() - busySince >= 500;
         }
       });
       first.child.kill('SIGSTOP');
