@@ -3,10 +3,12 @@ import type { Logger } from 'pino';
 import { SILENT_PROGRESS } from '../progress/progress.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { QuarantineError } from '../errors/quarantine-error.ts';
+import { SourceNotGroupedError } from '../errors/source-not-grouped-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
 import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queries.ts';
 import { HighWaterMark } from '../source/high-water-mark.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
+import { rereadableRows } from '../source/rereadable-rows.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
@@ -47,32 +49,51 @@ export async function runStages(
   const { lock, log, counts, sourceLocation } = run;
 
   let started = performance.now();
-  const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
   await hit('before-stage');
   await lock.assertHeld();
-  await quarantine.clear();
-  let rows = 0;
-  const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', sourceSize(pipeline, sourceLocation), 'rows');
-  const quarantineRow = quarantine.add.bind(quarantine);
   // An incremental source reads what changed since its mark; `--force` reads everything.
   const incremental = pipeline.source.kind === 'http-json' ? pipeline.source.incremental : undefined;
   const since = incremental && !request.force ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
-  const mark = incremental ? new HighWaterMark(incremental.type, since) : undefined;
-  const countRow = (row: SourceRow<unknown>): void => {
-    rows += 1;
-    if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
-    if (incremental) mark!.see(incremental.cursor(row.value), `${sourceLocation}: item ${row.line}`);
-  };
-  const records = pipeline.toRecords(
-    readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
+
+  /** One pass of extract + stage: staging and this attempt's quarantine start empty each time. */
+  const extractAndStage = async (rereadable: boolean) => {
+    let rows = 0;
+    const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
+    await quarantine.clear();
+    const mark = incremental ? new HighWaterMark(incremental.type, since) : undefined;
+    const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', sourceSize(pipeline, sourceLocation), 'rows');
+    const quarantineRow = quarantine.add.bind(quarantine);
+    const countRow = (row: SourceRow<unknown>): void => {
+      rows += 1;
+      if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
+      if (incremental) mark!.see(incremental.cursor(row.value), `${sourceLocation}: item ${row.line}`);
+    };
+    const sourceRows = readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
       settings: ctx.config.sources[pipeline.name],
       onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, requestAttempt: attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
       ...(since === undefined ? {} : { since }),
-    }),
-  );
-  const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
-  progress.stop();
+    });
+    try {
+      const records = pipeline.toRecords(rereadable ? rereadableRows(sourceRows) : sourceRows);
+      const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
+      return { loaded, rows, quarantine, mark };
+    } finally {
+      progress.stop();
+    }
+  };
+  // A file can be read twice: groupRows first assumes its rows come grouped by key, and skips
+  // its sort, until a key comes back (SourceNotGroupedError); then the file is read again.
+  let pass: Awaited<ReturnType<typeof extractAndStage>>;
+  try {
+    pass = await extractAndStage(pipeline.source.kind === 'csv');
+  } catch (error) {
+    if (!(error instanceof SourceNotGroupedError)) throw error;
+    log.info({ stage: 'extract', source: sourceLocation, line: error.line }, `${error.message}: reading it again, grouped by the sort`);
+    await lock.assertHeld();
+    pass = await extractAndStage(false);
+  }
+  const { loaded, rows, quarantine, mark } = pass;
   await hit('after-extract');
   await quarantine.flush();
   counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count, ...(mark ? { since: since ?? null, upTo: mark.value ?? null } : {}) };

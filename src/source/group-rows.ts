@@ -1,5 +1,17 @@
+import { SourceNotGroupedError } from '../errors/source-not-grouped-error.ts';
+import { checkJsonRow } from './check-json-row.ts';
+import { isRereadableRows } from './rereadable-rows.ts';
 import { sortRowsByKey, type KeyedRow } from './sort-rows-by-key.ts';
 import type { SourceRow } from './source-row.ts';
+
+/**
+ * Keys remembered by a pass that assumes grouped rows, at most (about 70 bytes each): a source
+ * with more keys is grouped by the sort, whose memory stays bounded whatever the source's size.
+ */
+const MAX_ENDED_KEYS = 250_000;
+
+/** Groups a pass that assumes grouped rows keeps open: see `groupAssumingGrouped`. */
+const OPEN_GROUPS = 4;
 
 /** Rows that share a key, with the line of the first one. */
 export interface RowGroup<Row> {
@@ -17,6 +29,10 @@ export interface GroupRowsOptions<Row> {
    *   sorted by another column). The rows are sorted by key on disk first (see `sortRowsByKey`:
    *   memory stays bounded by `runRows`), so groups come out in key order, each group's rows in
    *   source order. Rows must be JSON values (what a zod schema of a CSV or JSON source gives).
+   *   A file source read by idem is first read as if each key's rows came together (most
+   *   exports are), with no sort: groups come out in source order, and the first key that
+   *   comes back after its group ended (or more than 250,000 keys) stops that pass, and idem
+   *   reads the file again through the sort. Either way the records are the same.
    * - `window`: a group is closed once `idleRows` rows have passed without one for its key, and
    *   groups come out as they close. Faster, and for sources that keep a key's rows within
    *   `idleRows` of each other only: a key that comes back after its group closed starts a second
@@ -39,7 +55,45 @@ export interface GroupRowsOptions<Row> {
  */
 export function groupRows<Row>(rows: AsyncIterable<SourceRow<Row>>, options: GroupRowsOptions<Row>): AsyncGenerator<RowGroup<Row>> {
   if (options.over === 'window') return groupWithinWindow(rows, options.key, options.idleRows ?? 10_000);
+  if (isRereadableRows(rows)) return groupAssumingGrouped(rows, options.key);
   return groupAdjacent(sortRowsByKey(rows, options.key, options.runRows === undefined ? {} : { runRows: options.runRows }));
+}
+
+/**
+ * Groups rows that the caller can read again (`rereadableRows`) as they come, assuming each
+ * key's rows are close together: the sort's work (every row written to disk as JSON and read
+ * back) is skipped for a source that is grouped already. The `OPEN_GROUPS` groups opened last
+ * stay open, so a key's rows may be split by rows of up to 3 other keys (the UCI year file has
+ * one such place: a credit note between two lines of an invoice) and still make one group. Rows are checked as the sort would check them (`checkJsonRow`).
+ * @throws SourceNotGroupedError at the first key that comes back after its group ended, or past
+ *   MAX_ENDED_KEYS keys: the caller reads the source again, unmarked, through the sort.
+ */
+async function* groupAssumingGrouped<Row>(rows: AsyncIterable<SourceRow<Row>>, keyOf: (row: Row) => string): AsyncGenerator<RowGroup<Row>> {
+  // Open groups, oldest first (an array: a Map here doubled peak memory on the year file), the
+  // last touched one in `group`; and each ended group's key and first line.
+  const open: RowGroup<Row>[] = [];
+  const ended = new Map<string, number>();
+  let group: RowGroup<Row> | undefined;
+  for await (const { line, value } of rows) {
+    const key = keyOf(value);
+    if (typeof key !== 'string') throw new TypeError(`line ${line}: the grouping key must be a string (got ${typeof key})`);
+    checkJsonRow(value, line);
+    if (group?.key !== key) group = open.findLast((candidate) => candidate.key === key);
+    if (group) {
+      group.rows.push(value);
+      continue;
+    }
+    const firstLine = ended.get(key);
+    if (firstLine !== undefined || ended.size > MAX_ENDED_KEYS) throw new SourceNotGroupedError(key, line, firstLine);
+    group = { key, line, rows: [value] };
+    open.push(group);
+    if (open.length > OPEN_GROUPS) {
+      const done = open.shift()!;
+      ended.set(done.key, done.line);
+      yield done;
+    }
+  }
+  yield* open;
 }
 
 /** Groups rows that come sorted by key: a group ends where the key changes. */

@@ -3,6 +3,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyIterable, Store } from 'external-merge-sort';
+import { checkJsonRow } from './check-json-row.ts';
 import type { SourceRow } from './source-row.ts';
 
 /** A row with its key, as {@link sortRowsByKey} yields them. */
@@ -91,42 +92,11 @@ async function* serialised<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: 
   for await (const { line, value } of rows) {
     const k = key(value);
     if (typeof k !== 'string') throw new TypeError(`line ${line}: the grouping key must be a string (got ${typeof k})`);
-    checkJsonValue(value, line, '');
+    checkJsonRow(value, line);
     yield { key: k, line, json: JSON.stringify(value) };
   }
 }
 
-/** Throws unless `value` comes back from JSON.stringify + JSON.parse as it is. */
-function checkJsonValue(value: unknown, line: number, field: string): void {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-    case 'undefined':
-      return;
-    case 'number':
-      if (Number.isFinite(value)) return;
-      break;
-    case 'object':
-      if (value === null) return;
-      if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) {
-          // JSON writes undefined in an array as null.
-          if (value[i] === undefined) throw new TypeError(`line ${line}: ${field}[${i}] holds undefined, ${SPILL_RULE}`);
-          checkJsonValue(value[i], line, `${field}[${i}]`);
-        }
-        return;
-      }
-      if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
-        for (const name in value) checkJsonValue((value as Record<string, unknown>)[name], line, field ? `${field}.${name}` : name);
-        return;
-      }
-      break;
-  }
-  const what = typeof value === 'object' ? (value as object).constructor?.name ?? 'object' : typeof value === 'number' ? String(value) : typeof value;
-  throw new TypeError(`line ${line}: ${field || 'the row'} holds ${what}, ${SPILL_RULE}`);
-}
-
-const SPILL_RULE = "which does not survive grouping over the whole source (rows are written to disk as JSON): give the row schema JSON values, or group with over: 'window'";
 
 /**
  * The run files of one sort: created in `directory`, unlinked at once, written and read back

@@ -75,6 +75,10 @@ describeEachDialect('an export whose invoice lines are not next to each other', 
     const result = await runCli(['run', 'online-retail-invoices', '--file', file], project.env);
     expect([result.code, summaryOf(result).outcome]).toEqual([0, 'completed']);
     expect(summaryOf(result).counts.extract).toMatchObject({ rows: 3108, quarantined: 0 });
+    // The first pass assumed a grouped file and stopped at the first invoice that came back; the second grouped through the sort.
+    expect(result.logs.filter((line) => /not grouped by key/.test(String(line.msg))).map((line) => line.msg)).toEqual([
+      expect.stringMatching(/^the source is not grouped by key: "\w+" comes back on line \d+ after its rows from line \d+ ended: reading it again, grouped by the sort$/),
+    ]);
     // Every invoice, its lines in file order included, is exactly what the sorted file gave.
     expect(summaryOf(result).counts.upsert).toMatchObject({ inserted: 0, updated: 0, unchanged: 143 });
     expect(await readInvoices(project.db)).toEqual(before);
@@ -82,6 +86,27 @@ describeEachDialect('an export whose invoice lines are not next to each other', 
     const again = await runCli(['run', 'online-retail-invoices', '--file', file], project.env);
     expect([again.code, summaryOf(again).outcome]).toEqual([0, 'noop']);
     expect(project.sandbox.state.records()).toHaveLength(143);
+  });
+
+  it('reads the file again through the sort when one line of the first invoice is at its end; a bad line is quarantined once, not once per pass', async () => {
+    const [first, ...rest] = LINES;
+    const before = await readInvoices(project.db);
+    const moved = writeDay('moved.csv', [...rest, first!]);
+    const result = await runCli(['run', 'online-retail-invoices', '--file', moved], project.env);
+    expect([result.code, summaryOf(result).outcome]).toEqual([0, 'completed']);
+    expect(result.logs.find((line) => /not grouped by key/.test(String(line.msg)))?.msg).toBe(
+      `the source is not grouped by key: "536365" comes back on line ${LINES.length + 1} after its rows from line 2 ended: reading it again, grouped by the sort`,
+    );
+    // The same invoices: 536365's lines in file order are now 2..7 then 1, a new version of it alone.
+    expect(summaryOf(result).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: 142 });
+    expect((await readInvoices(project.db)).map(content)).toEqual(before.map(content));
+
+    // The file's first data line (line 2) broken: both passes read it; the quarantine holds it once.
+    const broken = writeDay('broken.csv', [rest[0]!.replace(',6,', ',six,'), ...rest.slice(1), first!]);
+    const failed = await runCli(['run', 'online-retail-invoices', '--file', broken], project.env);
+    expect([failed.code, summaryOf(failed).counts.extract]).toEqual([1, expect.objectContaining({ rows: LINES.length - 1, quarantined: 1 })]);
+    const quarantined = await project.db.knex('quarantine').select('line', 'reason');
+    expect(quarantined).toEqual([{ line: 2, reason: 'Quantity: expected an integer (got "six")' }]);
   });
 
   it('loads the same totals and line counts from a file in random line order; an invoice whose lines moved is a new version', async () => {

@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SourceNotGroupedError } from '../../src/errors/source-not-grouped-error.ts';
 import { groupRows, type GroupRowsOptions } from '../../src/source/group-rows.ts';
+import { rereadableRows } from '../../src/source/rereadable-rows.ts';
 import { seededRandom } from '../../src/prove/seeded-random.ts';
 import { sortRowsByKey } from '../../src/source/sort-rows-by-key.ts';
 
@@ -82,6 +84,47 @@ describe('groupRows over the whole source (the default)', () => {
     await expect(groupRows(source(nested), { key: (r) => r.key }).next()).rejects.toThrow('line 2: lines[1].n holds NaN');
     const window = groupRows(source(rows), { key: (r) => r.key, over: 'window' });
     expect((await window.next()).value).toEqual({ key: 'a', line: 2, rows: rows });
+  });
+});
+
+describe('groupRows over the whole source, on rows idem can read again (a file)', () => {
+  async function firstPass(keys: string[]) {
+    const out = [];
+    for await (const g of groupRows(rereadableRows(source(rowsOf(keys))), { key: (r) => r.key })) out.push([g.key, g.line, g.rows.map((r) => r.n)]);
+    return out;
+  }
+
+  it('groups a source whose keys come together as it reads, without the sort: groups in source order', async () => {
+    // The sort would give key order (a, b, c); source order shows no sort ran.
+    expect(await firstPass(['c', 'c', 'a', 'b', 'b'])).toEqual([
+      ['c', 2, [0, 1]],
+      ['a', 4, [2]],
+      ['b', 5, [3, 4]],
+    ]);
+    expect(await firstPass([])).toEqual([]);
+  });
+
+  it('lets a key come back while its group is one of the 4 opened last (a credit note between two lines of an invoice)', async () => {
+    expect(await firstPass(['a', 'a', 'b', 'c', 'd', 'a', 'e'])).toEqual([
+      ['a', 2, [0, 1, 5]],
+      ['b', 4, [2]],
+      ['c', 5, [3]],
+      ['d', 6, [4]],
+      ['e', 8, [6]],
+    ]);
+  });
+
+  it('stops at the first key that comes back after its group ended, naming it, for idem to read the source again through the sort', async () => {
+    const pass = firstPass(['a', 'b', 'c', 'd', 'e', 'a']);
+    await expect(pass).rejects.toThrow(SourceNotGroupedError);
+    await expect(pass).rejects.toMatchObject({ key: 'a', line: 7, firstLine: 2, message: 'the source is not grouped by key: "a" comes back on line 7 after its rows from line 2 ended' });
+  });
+
+  it('refuses a row that JSON cannot carry as the sort does, so a pipeline does not work on one file and fail on the next', async () => {
+    const rows = [{ key: 'a', at: new Date(0) }];
+    await expect(groupRows(rereadableRows(source(rows)), { key: (r) => r.key }).next()).rejects.toThrow(
+      "line 2: at holds Date, which does not survive grouping over the whole source (rows are written to disk as JSON): give the row schema JSON values, or group with over: 'window'",
+    );
   });
 });
 
