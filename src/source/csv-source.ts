@@ -48,7 +48,9 @@ export interface CsvSource<Row> {
   /**
    * Validates and converts one record, given as `{ [header]: field }` (a null token as
    * `null`). A record it rejects goes to the quarantine with the file, line, field and rule
-   * (the zod issue). @defaultValue derived from the pipeline's `columns` and `key` by
+   * (the zod issue). A `z.object` over `header`'s names with no rule on the object itself runs
+   * each field's schema once per distinct value (`createRowValidator`): a field's rules must
+   * depend on its value alone. @defaultValue derived from the pipeline's `columns` and `key` by
    * `definePipeline`
    */
   readonly row?: ZodType<Row>;

@@ -6,6 +6,7 @@ import { SourceError } from '../errors/source-error.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import { csvLine } from '../dialect/csv-line.ts';
 import { CsvByteCheck, type CsvByteFault } from './csv-byte-check.ts';
+import { createRowValidator } from './create-row-validator.ts';
 import { CSV_SOURCE_DEFAULTS, type CsvSource } from './csv-source.ts';
 import { decodeSourceText } from './decode-source-text.ts';
 import { describeValue } from './describe-value.ts';
@@ -132,6 +133,7 @@ export async function* readCsvRows<Row>(
   const names = spec.header;
   const byName = (spec.headerMatch ?? CSV_SOURCE_DEFAULTS.headerMatch) === 'name';
   const nullValues = new Set(spec.nullValues ?? CSV_SOURCE_DEFAULTS.nullValues);
+  const validate = createRowValidator(spec.row, names);
   // The file's field index of each name of `header`, and how many fields its records have.
   let indexes = names.map((_, i) => i);
   let width = names.length;
@@ -233,17 +235,15 @@ export async function* readCsvRows<Row>(
         const text = record[indexes[i]!]!;
         fields[names[i]!] = nullValues.has(text) ? null : text;
       }
-      const parsed = spec.row.safeParse(fields);
-      if (parsed.success) {
-        const row = { line, value: parsed.data, bytes: input.bytesRead };
+      const checked = validate(fields);
+      if (checked.ok) {
+        const row = { line, value: checked.row, bytes: input.bytesRead };
         onRow?.(row);
         yield row;
       } else {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.join('.');
-        const value = fields[field];
+        const value = fields[checked.field];
         const text = reordered ? csvLine(indexes.map((i) => record[i]!)).slice(0, -1) : recordText(raw);
-        await quarantine({ source: file, line, reason: `${field}: ${issue.message} (got ${value === undefined || value === null ? 'null' : describeValue(value)})`, raw: text });
+        await quarantine({ source: file, line, reason: `${checked.field}: ${checked.message} (got ${value === undefined || value === null ? 'null' : describeValue(value)})`, raw: text });
       }
     }
     if (header && options.emptyFile === 'error') {
