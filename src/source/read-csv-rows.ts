@@ -233,7 +233,8 @@ export async function* readCsvRows<Row>(
       const fields: Record<string, string | null> = {};
       for (let i = 0; i < names.length; i++) {
         const text = record[indexes[i]!]!;
-        fields[names[i]!] = nullValues.has(text) ? null : text;
+        // Looked up only when there are null tokens: hashing every field's text costs.
+        fields[names[i]!] = nullValues.size > 0 && nullValues.has(text) ? null : text;
       }
       const checked = validate(fields);
       if (checked.ok) {
