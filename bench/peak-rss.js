@@ -18,6 +18,9 @@ export async function benchPeakRss(ctx) {
   // bin/idem.js caps V8's young generation at 16 MB (IDEM_YOUNG_GENERATION_MB); the same year file
   // without the cap (V8's own sizing): peak RSS and stage + upsert time beside the default's.
   const uncapped = await ctx.importWithIdem('postgres', ctx.year, 'rss_v8_sizing', { IDEM_YOUNG_GENERATION_MB: '0' });
+  // Most of the peak outside V8's heap is glibc malloc's per-thread arenas (V8's GC and compiler
+  // threads): the same import with one arena, which only the environment can set (docs/operating.md).
+  const oneArena = await ctx.importWithIdem('postgres', ctx.year, 'rss_one_arena', { MALLOC_ARENA_MAX: '1' });
   const oneMb = one.rssKb / 1024;
   const spread = two.rssKb / one.rssKb - 1;
   return {
@@ -36,6 +39,13 @@ export async function benchPeakRss(ctx) {
         idem: `${fmtMb(one.rssKb)}; ${one.workSeconds.toFixed(2)} s`,
         baseline: `${fmtMb(uncapped.rssKb)}; ${uncapped.workSeconds.toFixed(2)} s`,
         ratio: `${(one.rssKb / uncapped.rssKb).toFixed(2)}× RSS, ${(one.workSeconds / uncapped.workSeconds).toFixed(2)}× time`,
+        target: '– (reported)',
+      }),
+      tableRow({
+        figure: 'peak RSS and stage + upsert time, year file: with MALLOC_ARENA_MAX=1 in the environment (glibc malloc: one arena, not one per thread) vs the default',
+        idem: `${fmtMb(oneArena.rssKb)}; ${oneArena.workSeconds.toFixed(2)} s`,
+        baseline: `${fmtMb(one.rssKb)}; ${one.workSeconds.toFixed(2)} s`,
+        ratio: `${(oneArena.rssKb / one.rssKb).toFixed(2)}× RSS, ${(oneArena.workSeconds / one.workSeconds).toFixed(2)}× time`,
         target: '– (reported)',
       }),
     ],
