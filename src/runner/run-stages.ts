@@ -3,12 +3,11 @@ import type { Logger } from 'pino';
 import { SILENT_PROGRESS } from '../progress/progress.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { QuarantineError } from '../errors/quarantine-error.ts';
-import { SourceNotGroupedError } from '../errors/source-not-grouped-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
 import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queries.ts';
 import { HighWaterMark } from '../source/high-water-mark.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
-import { rereadableRows } from '../source/rereadable-rows.ts';
+import { RereadableRows } from '../source/rereadable-rows.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
@@ -74,22 +73,21 @@ export async function runStages(
       onRow: countRow,
       ...(since === undefined ? {} : { since }),
     });
+    const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     try {
-      const records = pipeline.toRecords(rereadable ? rereadableRows(sourceRows) : sourceRows);
+      const records = pipeline.toRecords(marked ?? sourceRows);
       const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
-      return { loaded, rows, quarantine, mark };
+      return { loaded, rows, quarantine, mark, rereadReason: marked?.rereadReason };
     } finally {
       progress.stop();
     }
   };
-  // A file can be read twice: groupRows first assumes its rows come grouped by key, and skips
-  // its sort, until a key comes back (SourceNotGroupedError); then the file is read again.
-  let pass: Awaited<ReturnType<typeof extractAndStage>>;
-  try {
-    pass = await extractAndStage(pipeline.source.kind === 'csv');
-  } catch (error) {
-    if (!(error instanceof SourceNotGroupedError)) throw error;
-    log.info({ stage: 'extract', source: sourceLocation, line: error.line }, `${error.message}: reading it again, grouped by the sort`);
+  // A file can be read twice: groupRows first assumes its rows come grouped by key and skips its
+  // sort; at the first key that comes back it asks for the file to be read again (staging and
+  // the quarantine of that pass are thrown away: the next pass replaces both).
+  let pass = await extractAndStage(pipeline.source.kind === 'csv');
+  if (pass.rereadReason !== undefined) {
+    log.info({ stage: 'extract', source: sourceLocation }, `${pass.rereadReason}: reading it again, grouped by the sort`);
     await lock.assertHeld();
     pass = await extractAndStage(false);
   }

@@ -1,19 +1,34 @@
 import type { SourceRow } from './source-row.ts';
 
-const REREADABLE = Symbol('idem.rereadableRows');
-
 /**
- * Marks a source's rows as ones the caller can read again from the start (a file, where an
- * API's pages cannot be asked for twice): `groupRows` over the whole source may then first
- * assume the rows come grouped by key and skip its sort, throwing `SourceNotGroupedError` on the
- * first key that comes back, for the caller to read the source again without this mark.
- * @returns `rows`, marked.
+ * A source's rows that the caller can read again from the start (a file, where an API's pages
+ * cannot be asked for twice). `groupRows` over the whole source then first assumes the rows come
+ * grouped by key and skips its sort; at the first key that comes back it stops reading and calls
+ * {@link reread}, and the caller reads the source again as plain rows, which `groupRows` sorts.
+ *
+ * A request to read again is a value the caller checks after the pass, not an error: the pass
+ * ends as a short source would, so a bulk load in the caller's transaction is not aborted
+ * (PostgreSQL aborts a transaction whose COPY fails), and the caller throws the pass away.
  */
-export function rereadableRows<Row>(rows: AsyncIterable<SourceRow<Row>>): AsyncIterable<SourceRow<Row>> {
-  return Object.assign(rows, { [REREADABLE]: true });
-}
+export class RereadableRows<Row> implements AsyncIterable<SourceRow<Row>> {
+  readonly #rows: AsyncIterable<SourceRow<Row>>;
+  #reason: string | undefined;
 
-/** Whether `rows` were marked by {@link rereadableRows}. */
-export function isRereadableRows(rows: AsyncIterable<unknown>): boolean {
-  return (rows as { [REREADABLE]?: boolean })[REREADABLE] === true;
+  constructor(rows: AsyncIterable<SourceRow<Row>>) {
+    this.#rows = rows;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<SourceRow<Row>> {
+    return this.#rows[Symbol.asyncIterator]();
+  }
+
+  /** Asks the caller to throw this pass away and read the source again; the first reason stays. */
+  reread(reason: string): void {
+    this.#reason ??= reason;
+  }
+
+  /** Why the pass asked to be read again, or undefined when it did not: its result stands. */
+  get rereadReason(): string | undefined {
+    return this.#reason;
+  }
 }
