@@ -15,13 +15,21 @@ export async function sqliteBulkLoad(
 ): Promise<number> {
   const sql = `insert into ${q(table)} (${columns.map(q).join(', ')}) values (${columns.map(() => '?').join(', ')})`;
   let rows = 0;
+  // Prepared once per connection (the pool holds one), not per batch: preparing the statement
+  // for every batch (a year's invoices make about a thousand) took 0.4 s of the import's CPU.
+  let preparedOn: Database.Database | undefined;
+  let insertBatch: ((items: unknown[][]) => void) | undefined;
   for await (const batch of batches) {
     const connection = (await knex.client.acquireConnection()) as Database.Database;
     try {
-      const insert = connection.prepare(sql);
-      connection.transaction((items: unknown[][]) => {
-        for (const row of items) insert.run(row);
-      })(batch);
+      if (preparedOn !== connection || insertBatch === undefined) {
+        const insert = connection.prepare(sql);
+        insertBatch = connection.transaction((items: unknown[][]) => {
+          for (const row of items) insert.run(row);
+        });
+        preparedOn = connection;
+      }
+      insertBatch(batch);
     } finally {
       await knex.client.releaseConnection(connection);
     }
