@@ -59,17 +59,17 @@ export function createRowValidator<Row>(schema: ZodType<Row>, names: readonly st
       let outcome = value === lastValues[i] ? lastOutcomes[i]! : caches[i]!.get(value);
       if (outcome === undefined) {
         outcome = outcomeOf(name, field, value);
-        if (!outcome.ok || typeof outcome.value !== 'object' || outcome.value === null) {
-          const cache = caches[i]!;
-          if (cache.size >= MAX_VALUES_PER_FIELD) cache.clear();
-          cache.set(value, outcome);
-          lastValues[i] = value;
-          lastOutcomes[i] = outcome;
+        if (outcome.ok && typeof outcome.value === 'object' && outcome.value !== null) {
+          // Not kept: each row gets its own object.
+          row[name] = outcome.value;
+          continue;
         }
-      } else {
-        lastValues[i] = value;
-        lastOutcomes[i] = outcome;
+        const cache = caches[i]!;
+        if (cache.size >= MAX_VALUES_PER_FIELD) cache.clear();
+        cache.set(value, outcome);
       }
+      lastValues[i] = value;
+      lastOutcomes[i] = outcome;
       if (!outcome.ok) return outcome;
       row[name] = outcome.value;
     }

@@ -17,19 +17,18 @@ export async function sqliteBulkLoad(
   let rows = 0;
   // Prepared once per connection (the pool holds one), not per batch: preparing the statement
   // for every batch (a year's invoices make about a thousand) took 0.4 s of the import's CPU.
-  let preparedOn: Database.Database | undefined;
-  let insertBatch: ((items: unknown[][]) => void) | undefined;
+  let prepared: { connection: Database.Database; insertBatch: (items: unknown[][]) => void } | undefined;
   for await (const batch of batches) {
     const connection = (await knex.client.acquireConnection()) as Database.Database;
     try {
-      if (preparedOn !== connection || insertBatch === undefined) {
+      if (prepared?.connection !== connection) {
         const insert = connection.prepare(sql);
-        insertBatch = connection.transaction((items: unknown[][]) => {
+        const insertBatch = connection.transaction((items: unknown[][]) => {
           for (const row of items) insert.run(row);
         });
-        preparedOn = connection;
+        prepared = { connection, insertBatch };
       }
-      insertBatch(batch);
+      prepared.insertBatch(batch);
     } finally {
       await knex.client.releaseConnection(connection);
     }
