@@ -111,7 +111,8 @@ const accounting: DestinationDefinition = {
       issued_at: row.values.invoiced_at,
       currency: 'GBP',
       total: row.values.total,
-      lines: row.values.lines,
+      // Its JSON text as the target holds it: sent as it is, never parsed and written again.
+      lines: row.rawJson.lines,
     },
   }),
   remoteReference: (body) => (body as { id: string }).id,

@@ -17,6 +17,7 @@ export type { GroupRowsOptions, RowGroup } from './source/group-rows.ts';
 export type { ColumnChanges, MigrationContext, PipelineTablesSpec } from './migration/migration-context.ts';
 export type { DestinationDefinition, DestinationLookup, DestinationRequest, PostedRow } from './destination/destination-definition.ts';
 export type { PostStrategy } from './destination/post-strategy.ts';
+export type { RawJson } from './http/raw-json.ts';
 export type { HttpSettingsInput } from './http/http-settings.ts';
 export {
   IdemError, UsageError, PipelineError, LockHeldError, LockLostError, SourceError, DuplicateKeyError, NotMigratedError, QuarantineError,

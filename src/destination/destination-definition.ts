@@ -1,4 +1,5 @@
 import type { HttpSettingsInput } from '../http/http-settings.ts';
+import type { RawJson } from '../http/raw-json.ts';
 import type { PostStrategy } from './post-strategy.ts';
 
 /** A target row as the post stage hands it to a destination: canonical business values plus its key. */
@@ -7,8 +8,18 @@ export interface PostedRow {
   readonly sourceReference: string;
   /** The content version (`row_hash`) being posted. */
   readonly version: string;
-  /** Business columns, canonical values (see `ColumnType`). */
+  /**
+   * Business columns, canonical values (see `ColumnType`). A json column is parsed from the
+   * database's text when it is first read here.
+   */
   readonly values: Readonly<Record<string, unknown>>;
+  /**
+   * The json columns only, each as its JSON text (`null` for SQL NULL). A request body that
+   * carries one (`lines: row.rawJson.lines`) sends that text as it is: a large JSON value is
+   * then neither parsed from the database's text nor serialised again, which `values` costs.
+   * Anywhere else it serialises as its parsed value (see `RawJson`).
+   */
+  readonly rawJson: Readonly<Record<string, RawJson | null>>;
   /**
    * The remote reference of this record's last posted version at this destination (the
    * reference the ledger stored for it, from `remoteReference` or a look-up), or `undefined`

@@ -51,6 +51,11 @@ export interface DialectAdapter {
   toDriverValue(spec: ColumnSpec, value: unknown): unknown;
   /** A value as the driver read it, back to its canonical form. */
   fromDriverValue(spec: ColumnSpec, value: unknown): unknown;
+  /**
+   * A json column's value as the driver read it, as its JSON text (`null` for SQL NULL): the
+   * text `toDriverValue` wrote, which `fromDriverValue` parses.
+   */
+  fromDriverJsonText(value: unknown): string | null;
   /** One non-blocking attempt to take an app lock on a dedicated connection (or a lease). */
   tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
   /**

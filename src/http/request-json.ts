@@ -2,6 +2,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { HttpStatusError } from './http-status-error.ts';
 import { parseRetryAfter } from './parse-retry-after.ts';
+import { stringifyJson } from './raw-json.ts';
 import { redactSecrets } from '../text/redact-secrets.ts';
 
 /** `application/json`, `application/problem+json`, `application/vnd.api+json`, … with or without parameters. */
@@ -18,7 +19,10 @@ export interface JsonRequest {
   readonly url: string;
   /** Extra request headers; names are lower-cased, and they override `accept` / `content-type`. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Sent as `JSON.stringify(body)` with `content-type: application/json`; no body when `undefined`. */
+  /**
+   * Sent as `JSON.stringify(body)` with `content-type: application/json`, a `RawJson` in it as its
+   * text (see `stringifyJson`); no body when `undefined`.
+   */
   readonly body?: unknown;
   /** Cancels the request; the rejection is then the signal's reason. */
   readonly signal?: AbortSignal;
@@ -55,7 +59,7 @@ export async function requestJson(agent: Dispatcher, req: JsonRequest): Promise<
     dispatcher: agent,
     method,
     headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : stringifyJson(body),
     signal,
   });
   const text = await res.body.text();
@@ -63,15 +67,15 @@ export async function requestJson(agent: Dispatcher, req: JsonRequest): Promise<
     const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
     throw new HttpStatusError({ status: res.statusCode, body: text, url: redactSecrets(url), method, retryAfterMs });
   }
-  return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type'], `${method} ${redactSecrets(url)}`) };
+  return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type'], method, url) };
 }
 
-function parseBody(text: string, contentType: string | string[] | undefined, request: string): unknown {
+function parseBody(text: string, contentType: string | string[] | undefined, method: string, url: string): unknown {
   if (text === '') return undefined;
   if (!JSON_MEDIA_TYPE.test(String(contentType))) return text;
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SyntaxError(`${request}: the response is not valid JSON (${(error as Error).message})`, { cause: error });
+    throw new SyntaxError(`${method} ${redactSecrets(url)}: the response is not valid JSON (${(error as Error).message})`, { cause: error });
   }
 }

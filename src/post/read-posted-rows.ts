@@ -3,6 +3,7 @@ import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { lastPostedReferences } from '../ledger/last-posted-references.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
+import { RawJson } from '../http/raw-json.ts';
 
 /** A target row as the driver returned it: column name → driver value. */
 export type TargetRow = Readonly<Record<string, unknown>>;
@@ -38,8 +39,26 @@ export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition,
  */
 export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: LedgerItem, row: TargetRow, remoteReference?: string): PostedRow {
   const values: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(pipeline.columns)) values[name] = q.adapter.fromDriverValue(spec, row[name]);
-  return { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values, ...(remoteReference === undefined ? {} : { remoteReference }) };
+  const rawJson: Record<string, RawJson | null> = {};
+  for (const [name, spec] of Object.entries(pipeline.columns)) {
+    if (spec.type !== 'json') {
+      values[name] = q.adapter.fromDriverValue(spec, row[name]);
+      continue;
+    }
+    const text = q.adapter.fromDriverJsonText(row[name]);
+    rawJson[name] = text === null ? null : new RawJson(text);
+    // Parsed on first read, once: a destination that sends `rawJson` never parses it.
+    Object.defineProperty(values, name, {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const value = q.adapter.fromDriverValue(spec, row[name]);
+        Object.defineProperty(values, name, { value, enumerable: true });
+        return value;
+      },
+    });
+  }
+  return { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values, rawJson, ...(remoteReference === undefined ? {} : { remoteReference }) };
 }
 
 /**

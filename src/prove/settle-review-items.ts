@@ -39,7 +39,7 @@ export async function settleReviewItems(db: Database, pipeline: PipelineDefiniti
       return version === undefined || version === item.version;
     });
     if (record) {
-      const row = { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values: {} };
+      const row = { sourceSystem: item.sourceSystem, sourceReference: item.sourceReference, version: item.version, values: {}, rawJson: {} };
       await markReviewItemPosted(db, { ...ref, remoteReference: definition.remoteReference(record, row) });
       markedPosted += 1;
     } else {

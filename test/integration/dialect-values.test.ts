@@ -99,6 +99,13 @@ describeEachDialect('values keep their exact type through stage and upsert, in a
     const jobRun = await db.knex('job_runs').first();
     expect(Math.abs(Date.parse(db.adapter.fromDriverValue(column.instant(), jobRun.started_at) as string) - Date.now())).toBeLessThan(120_000);
 
+    // A json column reads back as the text JSON.stringify wrote of the canonical value (keys sorted), never
+    // normalised by the database: what `PostedRow.rawJson` sends.
+    const docs = ((await db.knex('test_values').select('source_reference', 'doc')) as { source_reference: string; doc: unknown }[])
+      .map((r) => [r.source_reference, db.adapter.fromDriverJsonText(r.doc)])
+      .sort(([a], [b]) => Buffer.compare(Buffer.from(String(a)), Buffer.from(String(b))));
+    expect(docs).toEqual([['A', '{"a":[1,2],"b":1}'], ['B', null], ['C', '"text"'], ['D', '[]'], ['E', '{"k":"v"}']]);
+
     expect(await run(FIRST, true)).toMatchObject({ inserted: 0, updated: 0, unchanged: 5 });
     expect(await target()).toEqual(stored);
   });

@@ -67,6 +67,10 @@ describeEachDialect('the online-retail-invoices pipeline on real daily files', (
     });
     expect(new Big(invoice.total).eq('139.12')).toBe(true);
     expect(invoice.lines[0]).toEqual({ stock_code: '85123A', description: 'WHITE HANGING HEART T-LIGHT HOLDER', quantity: 6, unit_price: '2.55', amount: '15.300' });
+    // The destination sends `lines` as the JSON text the target holds (`row.rawJson`): the API got the same lines.
+    const posted = sandbox.state.records().filter((r) => r.reference === '536365');
+    expect(posted).toHaveLength(1);
+    expect(posted[0]).toMatchObject({ type: 'invoice', version: invoice.row_hash, issued_at: '2010-12-01T08:26:00.000Z', total: invoice.total, lines: invoice.lines });
     // Guests have no customer number: NULL, not an empty string.
     expect((await readInvoices(db)).some((i) => i.customer_id === null)).toBe(true);
   });

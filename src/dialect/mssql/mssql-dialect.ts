@@ -13,6 +13,7 @@ import { type MssqlConnectionSettings, mssqlKnexConnection, parseMssqlUrl } from
 import { quoteMssqlIdentifier } from './mssql-quote-identifier.ts';
 import { addMssqlColumn, fromMssqlValue, toMssqlValue } from './mssql-types.ts';
 import { mssqlUpsert, rowCountOf, withRowCount } from './mssql-upsert.ts';
+import { jsonTextValue } from '../json-text-value.ts';
 
 /** The default of `IDEM_MSSQL_REQUEST_TIMEOUT_MS`. */
 export const MSSQL_DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -82,6 +83,10 @@ export class MssqlDialect implements DialectAdapter {
 
   fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
     return fromMssqlValue(spec, value);
+  }
+
+  fromDriverJsonText(value: unknown): string | null {
+    return jsonTextValue(value);
   }
 
   tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {

@@ -20,6 +20,7 @@ import {
 } from './mysql-types.ts';
 import { assertSupportedMysqlServer } from './mysql-server-version.ts';
 import { mysqlUpsert, quoteMysqlIdentifier, type MysqlRawResult } from './mysql-upsert.ts';
+import { jsonTextValue } from '../json-text-value.ts';
 
 /** Asked once per process, on the pool's first connection: the version and the bulk load's settings. */
 const SERVER_SQL = 'select version() as version, @@local_infile as local_infile, @@max_allowed_packet as max_allowed_packet';
@@ -129,6 +130,10 @@ export class MysqlDialect implements DialectAdapter {
 
   fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
     return fromMysqlValue(spec, value);
+  }
+
+  fromDriverJsonText(value: unknown): string | null {
+    return jsonTextValue(value);
   }
 
   tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {

@@ -13,6 +13,7 @@ import { createPostgresLockSessions, tryAcquirePostgresAppLock } from './postgre
 import { analyzePostgresTable, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
 import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
 import { postgresUpsert } from './postgres-upsert.ts';
+import { jsonTextValue } from '../json-text-value.ts';
 
 /**
  * PostgreSQL (`DATABASE_URL=postgres://…` or `postgresql://…`): advisory app lock on a dedicated
@@ -65,6 +66,10 @@ export class PostgresDialect implements DialectAdapter {
 
   fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
     return fromPostgresValue(spec, value);
+  }
+
+  fromDriverJsonText(value: unknown): string | null {
+    return jsonTextValue(value);
   }
 
   tryAcquireAppLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {

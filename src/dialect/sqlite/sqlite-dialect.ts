@@ -14,6 +14,7 @@ import { tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
 import { sqliteBulkLoad } from './sqlite-bulk-load.ts';
 import { addSqliteColumn, fromSqliteValue, toSqliteValue } from './sqlite-types.ts';
 import { sqliteUpsert } from './sqlite-upsert.ts';
+import { jsonTextValue } from '../json-text-value.ts';
 
 /**
  * How long a statement waits for another process's write transaction before SQLITE_BUSY, in ms.
@@ -86,6 +87,10 @@ export class SqliteDialect implements DialectAdapter {
 
   fromDriverValue(spec: ColumnSpec, value: unknown): unknown {
     return fromSqliteValue(spec, value);
+  }
+
+  fromDriverJsonText(value: unknown): string | null {
+    return jsonTextValue(value);
   }
 
   tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
