@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DialectAdapter, SqlFragment } from '../dialect/dialect-adapter.ts';
-import { LEDGER_TABLE as LEDGER } from './ledger-item.ts';
+import { LEDGER_ROW_COLUMNS, LEDGER_TABLE as LEDGER } from './ledger-item.ts';
 
 /**
  * One claim of post ledger rows: up to `limit` rows of one run at one destination that are
@@ -75,11 +75,11 @@ export function ledgerClaimStamp(dialect: Pick<DialectAdapter, 'instantFromNowSq
  * capabilities allow. Its locking read reads the first `limit` claimable rows in id order and
  * skips rows another claimer holds locked (`DialectAdapter.skipLocked`).
  * - `supportsReturning` (PostgreSQL, SQLite): one `UPDATE … WHERE id IN (locking read)
- *   RETURNING *`. On PostgreSQL under READ COMMITTED a row another claimer committed meanwhile is
- *   re-checked against the WHERE and dropped (its claim is live now).
+ *   RETURNING` the {@link LEDGER_ROW_COLUMNS}. On PostgreSQL under READ COMMITTED a row another
+ *   claimer committed meanwhile is re-checked against the WHERE and dropped (its claim is live now).
  * - `supportsOutput` (SQL Server): an UPDATE through a common table expression over the locking
  *   read, `TOP (n)` with its ORDER BY (a bare `UPDATE TOP (n)` takes arbitrary rows), with
- *   `OUTPUT inserted.*`.
+ *   `OUTPUT` of the {@link LEDGER_ROW_COLUMNS}.
  * - neither (MySQL/MariaDB, which also cannot use LIMIT in an `IN` subquery): one
  *   `UPDATE … WHERE claimable ORDER BY id LIMIT n`, without the locking read. A locking read and
  *   an UPDATE of its ids would be two statements in one transaction, and a process stopped
@@ -95,7 +95,7 @@ export function ledgerClaimStatement(dialect: LedgerClaimDialect, request: Ledge
   if (dialect.supportsReturning) {
     const stamp = ledgerClaimStamp(dialect, request);
     return {
-      sql: `update ${LEDGER} set ${stamp.sql} where id in (select id from ${LEDGER}${tableHint} where ${claimable.sql} order by id limit ?${suffix}) returning *`,
+      sql: `update ${LEDGER} set ${stamp.sql} where id in (select id from ${LEDGER}${tableHint} where ${claimable.sql} order by id limit ?${suffix}) returning ${LEDGER_ROW_COLUMNS.join(', ')}`,
       bindings: [...stamp.bindings, ...claimable.bindings, request.limit],
       returnsRows: true,
     };
@@ -104,7 +104,7 @@ export function ledgerClaimStatement(dialect: LedgerClaimDialect, request: Ledge
     // T-SQL only, so written with its bracket quoting.
     const stamp = ledgerClaimStamp(dialect, request, (column) => `[${column}]`);
     return {
-      sql: `with claimable as (select top (?) * from [${LEDGER}]${tableHint} where ${claimable.sql} order by [id]${suffix}) update claimable set ${stamp.sql} output inserted.*;`,
+      sql: `with claimable as (select top (?) * from [${LEDGER}]${tableHint} where ${claimable.sql} order by [id]${suffix}) update claimable set ${stamp.sql} output ${LEDGER_ROW_COLUMNS.map((c) => `inserted.[${c}]`).join(', ')};`,
       bindings: [request.limit, ...claimable.bindings, ...stamp.bindings],
       returnsRows: true,
     };

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Queryable } from '../db/queryable.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import { ledgerClaimStatement, type LedgerClaimRequest } from './ledger-claim-sql.ts';
-import { LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow } from './ledger-item.ts';
+import { LEDGER_ROW_COLUMNS, LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow } from './ledger-item.ts';
 import { databaseInstant, ledgerInstant, ledgerWrite } from './ledger-write.ts';
 
 /** Runs one claim (see `ledgerClaimStatement`), committed on its own. @returns the claimed rows. */
@@ -11,7 +11,7 @@ async function claimRows(q: { knex: Knex; adapter: DialectAdapter }, request: Le
   const result = await q.knex.raw(statement.sql, statement.bindings);
   if (statement.returnsRows) return q.adapter.rawRows(result);
   // The claim's token is new: exactly the rows this statement stamped carry it.
-  return q.knex(LEDGER).where({ job_name: request.jobName, run_key: request.runKey, destination: request.destination, claim_token: request.token });
+  return q.knex(LEDGER).select(...LEDGER_ROW_COLUMNS).where({ job_name: request.jobName, run_key: request.runKey, destination: request.destination, claim_token: request.token });
 }
 
 /**

@@ -46,6 +46,15 @@ export interface LedgerRow {
   last_error: string | null;
 }
 
+/**
+ * The columns of a {@link LedgerRow}: what a claim returns of each row it stamps (not `*`: the
+ * row's timestamps would be parsed for every item sent, and never read). @internal
+ */
+export const LEDGER_ROW_COLUMNS = [
+  'id', 'job_name', 'destination', 'source_system', 'source_reference', 'row_hash', 'idempotency_key', 'run_key',
+  'status', 'failure_kind', 'attempts', 'remote_reference', 'last_http_status', 'last_error',
+] as const satisfies readonly (keyof LedgerRow)[];
+
 /** A ledger row as the driver read it, as a {@link LedgerItem}. @internal */
 export function toLedgerItem(row: LedgerRow): LedgerItem {
   return {

@@ -17,6 +17,9 @@ const request: LedgerClaimRequest = {
   ttlMs: 60_000,
   graceMs: 25_000,
 };
+// A claim returns the columns a LedgerItem is read from, not `*` (no timestamps to parse per item).
+const RETURNED = 'id, job_name, destination, source_system, source_reference, row_hash, idempotency_key, run_key, status, failure_kind, attempts, remote_reference, last_http_status, last_error';
+const OUTPUT = RETURNED.split(', ').map((c) => `inserted.[${c}]`).join(', ');
 // The adapters only build SQL here: none of them connects before its first query.
 const postgres = new PostgresDialect('postgres://etl@127.0.0.1:5432/etl');
 const mysql = new MysqlDialect('mysql://etl@127.0.0.1:3306/etl');
@@ -45,12 +48,12 @@ describe('ledger claim SQL', () => {
     expect(claimableLedgerRows(mssqlDialect, request).sql).toContain('claim_expires_at < dateadd(millisecond, ?, sysutcdatetime())');
   });
 
-  it('PostgreSQL: one UPDATE over a FOR UPDATE SKIP LOCKED subquery, in id order, stamping name, token and expiry, RETURNING the rows', () => {
+  it('PostgreSQL: one UPDATE over a FOR UPDATE SKIP LOCKED subquery, in id order, stamping name, token and expiry, RETURNING the columns idem reads', () => {
     const claimable = claimableLedgerRows(postgres, request);
     expect(ledgerClaimStatement(postgres, request)).toEqual({
       sql:
         "update post_ledger set claimed_by = ?, claim_token = ?, claim_expires_at = (clock_timestamp() + ?::bigint * interval '1 millisecond') " +
-        `where id in (select id from post_ledger where ${claimable.sql} order by id limit ? for update skip locked) returning *`,
+        `where id in (select id from post_ledger where ${claimable.sql} order by id limit ? for update skip locked) returning ${RETURNED}`,
       bindings: [request.worker, request.token, 60_000, ...claimable.bindings, 16],
       returnsRows: true,
     });
@@ -72,18 +75,18 @@ describe('ledger claim SQL', () => {
     expect(ledgerClaimStatement(sqlite, request)).toEqual({
       sql:
         "update post_ledger set claimed_by = ?, claim_token = ?, claim_expires_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?) " +
-        `where id in (select id from post_ledger where ${claimable.sql} order by id limit ?) returning *`,
+        `where id in (select id from post_ledger where ${claimable.sql} order by id limit ?) returning ${RETURNED}`,
       bindings: [request.worker, request.token, '60 seconds', ...claimable.bindings, 16],
       returnsRows: true,
     });
   });
 
-  it('SQL Server: UPDATE through an ordered TOP (n) CTE read WITH (UPDLOCK, READPAST, ROWLOCK), OUTPUT inserted.*', () => {
+  it('SQL Server: UPDATE through an ordered TOP (n) CTE read WITH (UPDLOCK, READPAST, ROWLOCK), OUTPUT of the columns idem reads', () => {
     const statement = ledgerClaimStatement(mssqlDialect, request);
     const claimable = claimableLedgerRows(mssqlDialect, request);
     expect(statement.sql).toBe(
       'with claimable as (select top (?) * from [post_ledger] with (updlock, readpast, rowlock) where ' +
-        `${claimable.sql} order by [id]) update claimable set [claimed_by] = ?, [claim_token] = ?, [claim_expires_at] = dateadd(millisecond, ?, sysutcdatetime()) output inserted.*;`,
+        `${claimable.sql} order by [id]) update claimable set [claimed_by] = ?, [claim_token] = ?, [claim_expires_at] = dateadd(millisecond, ?, sysutcdatetime()) output ${OUTPUT};`,
     );
     expect(statement.returnsRows).toBe(true);
     // knex turns the 9 `?` into tedious parameters @p0…@p8, in the order the statement binds them.
@@ -92,7 +95,7 @@ describe('ledger claim SQL', () => {
     expect(native.sql).toContain(
       "job_name = @p1 and run_key = @p2 and destination = @p3 and status = 'pending' and (claim_expires_at is null or claim_expires_at < dateadd(millisecond, @p4, sysutcdatetime())) and id > @p5",
     );
-    expect(native.sql).toContain('set [claimed_by] = @p6, [claim_token] = @p7, [claim_expires_at] = dateadd(millisecond, @p8, sysutcdatetime()) output inserted.*;');
+    expect(native.sql).toContain(`set [claimed_by] = @p6, [claim_token] = @p7, [claim_expires_at] = dateadd(millisecond, @p8, sysutcdatetime()) output ${OUTPUT};`);
     expect(native.bindings).toEqual([16, 'online-retail-invoices', '2010-12-01', 'sandbox-accounting', -25_000, 40, request.worker, request.token, 60_000]);
   });
 });
