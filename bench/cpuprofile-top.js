@@ -2,8 +2,10 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof --cpu-prof-dir=DIR …`): top functions by
 // self time, self time per file/package, and inclusive time of the functions that match a filter.
 //
-//   node bench/cpuprofile-top.js PROFILE.cpuprofile [--top 25] [--inclusive REGEX]
+//   node bench/cpuprofile-top.js PROFILE.cpuprofile [--top 25] [--inclusive REGEX] [--last-ms MS]
 //
+// --last-ms keeps only the samples of the profile's last MS ms: a run's post stage is its end, so
+// `--last-ms` with the summary's post `ms` reads the post stage alone.
 // Paths are shortened: node_modules/<pkg>/… → <pkg>:…, the repo's dist/ → dist/….
 
 import { readFileSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { readFileSync } from 'node:fs';
 const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a) && args[args.indexOf(a) - 1] !== '--inclusive');
 if (!file) {
-  process.stderr.write('usage: node bench/cpuprofile-top.js PROFILE.cpuprofile [--top N] [--inclusive REGEX]\n');
+  process.stderr.write('usage: node bench/cpuprofile-top.js PROFILE.cpuprofile [--top N] [--inclusive REGEX] [--last-ms MS]\n');
   process.exit(2);
 }
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -19,6 +21,15 @@ const TOP = Number(opt('--top', 25));
 const INCLUSIVE = new RegExp(opt('--inclusive', '^(runPipeline|runStages|stageRecords|batches|readCsvRows|groupRows|invoices|counted|postgresBulkLoad|chunks|upsertStaged|fileRunKey|canonicalValue|rowHash|csvLine|safeParse|toInstant|main|loadPipeline|importProjectModule|openSession|createLogger|assertMigrated|findJobRun)$'));
 
 const profile = JSON.parse(readFileSync(file, 'utf8'));
+const lastMs = Number(opt('--last-ms', 0));
+if (lastMs > 0) {
+  // Sample i is taken at startTime + the sum of timeDeltas[0..i] (µs).
+  const cutoff = profile.endTime - lastMs * 1000;
+  let at = profile.startTime;
+  const first = profile.timeDeltas.findIndex((dt) => (at += dt) >= cutoff);
+  profile.samples = profile.samples.slice(Math.max(first, 0));
+  profile.timeDeltas = profile.timeDeltas.slice(Math.max(first, 0));
+}
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { runBenchScript } from './lib/child-process.js';
 import { psql } from './lib/scratch-databases.js';
 import { fmtMb, fmtS, fmtX, tableRow } from './lib/results-table.js';
-import { median } from './lib/stats.js';
+import { median, spread } from './lib/stats.js';
 import { rerunChangedOnce } from './rerun-changed.js';
 import { runFloor } from './year-import.js';
 
@@ -51,14 +51,6 @@ async function runKnexScript(ctx, name) {
   if (count !== ctx.year.invoices) throw new Error(`knex script: ${count} rows in its table, expected ${ctx.year.invoices}`);
   ctx.log(`knex script (${name}): load ${fmtS(runs.load.seconds)}, rerun ${fmtS(runs.rerun.seconds)}, peak RSS ${fmtMb(Math.max(runs.load.rssKb, runs.rerun.rssKb))}`);
   return runs;
-}
-
-/** "median (min–max, spread ±x% of the median)" of ratios. */
-function spread(values, format) {
-  const m = median(values);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  return `${format(m)} median; ${values.map(format).join(', ')} (range ${format(lo)}–${format(hi)}, ±${((100 * (hi - lo)) / 2 / m).toFixed(0)}% of the median)`;
 }
 
 /** @param {object} ctx the runner's context @returns {Promise<{ rows: object[], notes: string[] }>} */

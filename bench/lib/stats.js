@@ -12,3 +12,11 @@ export function median(values) {
 export function sum(values) {
   return values.reduce((total, v) => total + v, 0);
 }
+
+/** "m median; a, b, c (range lo–hi, ±x% of the median)": how steady repeated ratios are. */
+export function spread(values, format) {
+  const m = median(values);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  return `${format(m)} median; ${values.map(format).join(', ')} (range ${format(lo)}–${format(hi)}, ±${((100 * (hi - lo)) / 2 / m).toFixed(0)}% of the median)`;
+}
