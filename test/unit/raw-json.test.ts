@@ -4,7 +4,7 @@ import { RawJson, stringifyJson } from '../../src/http/raw-json.ts';
 import type { LedgerItem } from '../../src/ledger/ledger-item.ts';
 import type { PipelineDefinition } from '../../src/pipeline/pipeline-definition.ts';
 import { toPostedRow } from '../../src/post/read-posted-rows.ts';
-import { column } from '../../src/column/column-type.ts';
+import { column, type ColumnSpec } from '../../src/column/column-type.ts';
 
 describe('RawJson in a request body', () => {
   it('is written as its text, byte for byte, wherever it sits in the body', () => {
@@ -47,16 +47,29 @@ describe('toPostedRow', () => {
 
   it('carries each json column as its text, and parses it into values only when read', () => {
     const text = '[{"qty":6},{"qty":2}]';
-    const row = toPostedRow({ adapter } as never, pipeline, item, { total: '139.120', lines: text, note: null });
+    let parses = 0;
+    const counting = { fromDriverValue: (spec: ColumnSpec, value: unknown) => (spec.type === 'json' && (parses += 1), adapter.fromDriverValue(spec, value)), fromDriverJsonText: (value: unknown) => adapter.fromDriverJsonText(value) };
+    const row = toPostedRow({ adapter: counting } as never, pipeline, item, { total: '139.120', lines: text, note: null });
     expect(row.rawJson).toEqual({ lines: new RawJson(text), note: null });
-    expect(Object.keys(row.values)).toEqual(['total', 'lines', 'note']);
-    expect(Object.getOwnPropertyDescriptor(row.values, 'lines')!.get).toBeTypeOf('function');
+    expect(stringifyJson({ lines: row.rawJson.lines })).toBe(`{"lines":${text}}`);
+    expect(row.values.total).toBe('139.120');
+    expect(parses).toBe(0);
     const lines = row.values.lines;
     expect(lines).toEqual([{ qty: 6 }, { qty: 2 }]);
-    // Parsed once: the same array on every read, and a plain value from then on.
+    // Parsed once: the same array on every later read, however it is read.
     expect(row.values.lines).toBe(lines);
+    expect(Object.keys(row.values)).toEqual(['total', 'lines', 'note']);
     expect(Object.getOwnPropertyDescriptor(row.values, 'lines')).toMatchObject({ value: lines, enumerable: true });
-    expect(row.values).toEqual({ total: '139.120', lines: [{ qty: 6 }, { qty: 2 }], note: null });
-    expect(stringifyJson({ lines: row.rawJson.lines })).toBe(`{"lines":${text}}`);
+    expect({ ...row.values }).toEqual({ total: '139.120', lines: [{ qty: 6 }, { qty: 2 }], note: null });
+    expect(Object.entries(row.values)[1]).toEqual(['lines', lines]);
+    expect(parses).toBe(1);
+  });
+
+  it('parses a json column read first by a spread, Object.entries or JSON.stringify', () => {
+    const read = [(v: object) => ({ ...v }), (v: object) => Object.fromEntries(Object.entries(v)), (v: object) => JSON.parse(JSON.stringify(v)) as unknown];
+    for (const readAll of read) {
+      const row = toPostedRow({ adapter } as never, pipeline, item, { total: '1.000', lines: '[1,2]', note: '{"a":"b"}' });
+      expect(readAll(row.values)).toEqual({ total: '1.000', lines: [1, 2], note: { a: 'b' } });
+    }
   });
 });
