@@ -29,9 +29,14 @@ export class RawJson {
     this.text = text;
   }
 
+  /** The value: the column's canonical value (a json column's is its JSON text parsed). */
+  parse(): unknown {
+    return JSON.parse(this.text) as unknown;
+  }
+
   /** The parsed value, or a placeholder while {@link stringifyJson} runs. */
   toJSON(): unknown {
-    if (splices === undefined) return JSON.parse(this.text) as unknown;
+    if (splices === undefined) return this.parse();
     splices.push(this.text);
     return `${MARK}${splices.length - 1}`;
   }

@@ -1,6 +1,4 @@
-import type { ColumnSpec } from '../column/column-type.ts';
 import type { Queryable } from '../db/queryable.ts';
-import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { lastPostedReferences } from '../ledger/last-posted-references.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
@@ -34,39 +32,21 @@ export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition,
   return rows;
 }
 
-/** A json column's driver value in a PostedRow's `values`, parsed when it is first read (see {@link PARSE_ON_READ}). */
-class UnparsedJson {
-  constructor(
-    readonly adapter: Pick<DialectAdapter, 'fromDriverValue'>,
-    readonly spec: ColumnSpec,
-    readonly value: unknown,
-  ) {}
-
-  parse(): unknown {
-    return this.adapter.fromDriverValue(this.spec, this.value);
-  }
-
-  /** `console.log(row.values)` inspects the proxy's target: it shows the value, not this wrapper. */
-  [Symbol.for('nodejs.util.inspect.custom')](): unknown {
-    return this.parse();
-  }
-}
-
 /**
- * The one handler of every PostedRow's `values`: a json column is parsed on its first read, by
- * property, spread, `Object.entries` or `JSON.stringify` alike, and kept. A destination that sends
- * `rawJson` never parses it. (An accessor per object instead gave every row its own hidden
+ * The one handler of every PostedRow's `values`, whose json columns start as the same `RawJson`
+ * as in `rawJson`: each is parsed on its first read, by property, spread, `Object.entries` or
+ * `JSON.stringify` alike, and kept. A destination that sends `rawJson` never parses it. (An accessor per object instead gave every row its own hidden
  * classes, which V8 allocates in old space: the post stage's heap grew by 60 MB over the year.)
  */
 const PARSE_ON_READ: ProxyHandler<Record<string, unknown>> = {
   get(target, key) {
     const value: unknown = Reflect.get(target, key);
-    if (!(value instanceof UnparsedJson)) return value;
+    if (!(value instanceof RawJson)) return value;
     return (target[key as string] = value.parse());
   },
   getOwnPropertyDescriptor(target, key) {
     const value: unknown = Reflect.get(target, key);
-    if (value instanceof UnparsedJson) target[key as string] = value.parse();
+    if (value instanceof RawJson) target[key as string] = value.parse();
     return Reflect.getOwnPropertyDescriptor(target, key);
   },
 };
@@ -85,8 +65,7 @@ export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: Le
       continue;
     }
     const text = q.adapter.fromDriverJsonText(row[name]);
-    rawJson[name] = text === null ? null : new RawJson(text);
-    values[name] = text === null ? null : new UnparsedJson(q.adapter, spec, row[name]);
+    values[name] = rawJson[name] = text === null ? null : new RawJson(text);
   }
   return {
     sourceSystem: item.sourceSystem,
