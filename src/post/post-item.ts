@@ -11,6 +11,7 @@ import { isStripeKeyInFlight, type PostedRow } from '../destination/destination-
 import { HttpStatusError } from '../http/http-status-error.ts';
 import { requestMayHaveApplied } from '../destination/request-may-have-applied.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
+import { joinUrl } from '../http/join-url.ts';
 
 /** How one item's post ended: the ledger change to record. */
 export interface PostItemOutcome {
@@ -107,7 +108,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   const create = async (): Promise<string> => {
     await ctx.assertMaySend();
     try {
-      const response = await send(agent, { method: request.method, url: `${destination.url}${request.path}`, headers: { ...headers, ...request.headers }, body: request.body });
+      const response = await send(agent, { method: request.method, url: joinUrl(destination.url, request.path), headers: { ...headers, ...request.headers }, body: request.body });
       return definition.remoteReference(response.body, row);
     } catch (error) {
       if (strategy === 'idempotency-key' && error instanceof HttpStatusError) {
@@ -130,7 +131,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       const wait = settledAt - performance.now();
       if (wait > 0) await sleep(wait);
       const lookup = definition.lookup!;
-      const response = await send(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers });
+      const response = await send(agent, { method: 'GET', url: joinUrl(destination.url, lookup.path(row)), headers: destination.headers });
       const existing = lookup.find(response.body, row);
       if (existing !== undefined) {
         found = true;

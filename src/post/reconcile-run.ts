@@ -12,6 +12,7 @@ import { selectPostedItems } from '../ledger/ledger-reports.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { readPostedRows } from './read-posted-rows.ts';
 import { resolveDestination } from './resolve-destination.ts';
+import { joinUrl } from '../http/join-url.ts';
 
 /** What `--force-reconcile` found at one destination. */
 export interface ReconcileCounts {
@@ -53,7 +54,7 @@ export async function reconcileRun(
         items.filter((item) => rows.has(item.id)),
         async (item) => {
           const row = rows.get(item.id)!;
-          const response = await sendWithRetry(() => requestJson(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers }), { settings: destination.http.retry });
+          const response = await sendWithRetry(() => requestJson(agent, { method: 'GET', url: joinUrl(destination.url, lookup.path(row)), headers: destination.headers }), { settings: destination.http.retry });
           counts.checked += 1;
           if (lookup.find(response.body, row) !== undefined) {
             counts.present += 1;

@@ -46,7 +46,7 @@ export function resolveDestination(config: ResolvedConfig, definition: Destinati
   return Object.freeze({
     definition,
     name: definition.name,
-    url: settings.url.replace(/\/+$/, ''),
+    url: settings.url,
     strategy,
     headers: Object.freeze({ ...settings.headers }),
     http,

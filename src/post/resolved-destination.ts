@@ -6,7 +6,7 @@ import type { PostStrategy } from '../destination/post-strategy.ts';
 export interface ResolvedDestination {
   readonly definition: DestinationDefinition;
   readonly name: string;
-  /** Base URL, without a trailing slash. */
+  /** Base URL as deployed (`IDEM_DESTINATIONS`); request paths are joined to it by `joinUrl`. */
   readonly url: string;
   readonly strategy: PostStrategy;
   /** Extra request headers (for example `authorization`); redacted from logs. */
