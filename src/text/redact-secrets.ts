@@ -5,22 +5,51 @@
 const URL_USER_INFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s"'<>`:/@]*:)?[^\s"'<>`]*@/gi;
 
 /**
- * Query parameters that carry credentials by their name (case-insensitive): `token`,
- * `access_token`, `api_key`, `apikey`, `api-key`, `key`, `secret`, `client_secret`, `password`,
- * `pwd`, `auth`, `sig`, `signature`, `code`.
+ * Query parameters whose values are shown (case-insensitive): the paging, ordering, filtering and
+ * formatting parameters of ordinary APIs, and the connection settings of database URLs, which
+ * carry no credential. The value of every other
+ * query parameter of every URL is replaced by `***`, since a credential can hide under any name
+ * (`private_token` at GitLab, `X-Amz-Signature` in AWS pre-signed URLs, `subscription-key` at
+ * Azure API Management, `hapikey` at HubSpot).
  */
-export const SECRET_QUERY_PARAMETERS: readonly string[] = ['token', 'access_token', 'api_key', 'apikey', 'api-key', 'key', 'secret', 'client_secret', 'password', 'pwd', 'auth', 'sig', 'signature', 'code'];
+export const HARMLESS_QUERY_PARAMETERS: ReadonlySet<string> = new Set([
+  'page', 'per_page', 'perpage', 'page_size', 'pagesize', 'size', 'limit', 'offset', 'count', 'cursor', 'after', 'before',
+  'since', 'until', 'from', 'to', 'start', 'end', 'date', 'updated_since', 'updated_after', 'modified_since', 'changed_since',
+  'sort', 'sort_by', 'order', 'order_by', 'orderby', 'direction', 'dir', 'fields', 'include', 'expand', 'embed',
+  'q', 'search', 'filter', 'status', 'type', 'style', 'format', 'lang', 'locale', 'version',
+  // json-server's paging and ordering
+  '_page', '_limit', '_start', '_end', '_sort', '_order',
+  // database URL settings (`DATABASE_URL`, `IDEM_SOURCES`)
+  'encrypt', 'trustservercertificate', 'stagingload', 'sslmode', 'ssl', 'charset', 'timezone', 'connect_timeout', 'application_name',
+]);
 
-const SECRET_QUERY = new RegExp(`([?&](?:${SECRET_QUERY_PARAMETERS.map((p) => p.replace(/-/g, '\\-')).join('|')})=)[^&#\\s"'<>\`]*`, 'gi');
+/**
+ * A query parameter with a value: `?` or `&`, its name, `=`, its value (up to `&`, `#`,
+ * whitespace or a quote; a colon right before whitespace or the end is the prose's, as in
+ * `POST https://…?k=v: 500`, and stays).
+ */
+const QUERY_PARAMETER = /([?&])([^=&#?\s"'<>`]+)=([^&#\s"'<>`]+?)(?=:?(?:[&#\s"'<>`]|$))/g;
+
+function nameOf(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded).toLowerCase();
+  } catch {
+    return encoded.toLowerCase();
+  }
+}
 
 /**
  * Text with the secrets of every URL in it replaced by `***`: the password (`http://user:pw@host`
  * → `http://user:***@host`; the user name stays, to tell which account), a user info without a
- * password, which may be a token (`https://TOKEN@host` → `https://***@host`), and the values of {@link SECRET_QUERY_PARAMETERS}. At worst it hides more
- * than the secret (a path segment with an `@`), never less. Used wherever text leaves idem: log
+ * password, which may be a token (`https://TOKEN@host` → `https://***@host`), and the value of
+ * every query parameter not in {@link HARMLESS_QUERY_PARAMETERS} (`?page=2&api_key=k` →
+ * `?page=2&api_key=***`). At worst it hides more than the secret (a path segment with an `@`, a
+ * `&name=value` in prose), never less. Used wherever text leaves idem: log
  * lines, error messages, `job_runs.error`, the ledger's `last_error`, quarantine rows and every
  * command's output.
  */
 export function redactSecrets(text: string): string {
-  return text.replace(URL_USER_INFO, '$1$2***@').replace(SECRET_QUERY, '$1***');
+  return text
+    .replace(URL_USER_INFO, '$1$2***@')
+    .replace(QUERY_PARAMETER, (whole, separator: string, name: string) => (HARMLESS_QUERY_PARAMETERS.has(nameOf(name)) ? whole : `${separator}${name}=***`));
 }
