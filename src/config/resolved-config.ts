@@ -33,6 +33,11 @@ export interface ResolvedConfig {
    */
   readonly takeoverGraceMs: number;
   /**
+   * `IDEM_MIGRATE_LOCK_WAIT_MS`: how long `idem migrate` waits for another `idem migrate` on the
+   * same database to finish before it exits 75, in ms. @defaultValue 60000
+   */
+  readonly migrateLockWaitMs: number;
+  /**
    * `IDEM_MSSQL_REQUEST_TIMEOUT_MS`: SQL Server only: how long a statement may wait for the
    * server's first answer before the driver (tedious) cancels it, in ms; 0 waits forever. Logged
    * at session start. @defaultValue 30000

@@ -59,6 +59,14 @@ export interface DialectAdapter {
   /** One non-blocking attempt to take an app lock on a dedicated connection (or a lease). */
   tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
   /**
+   * One non-blocking attempt to take the lock `idem migrate` holds while it migrates, on a
+   * database that may have no idem table yet. The server dialects take the app lock's own
+   * session lock under the migration's name (none needs a table); SQLite, whose app lock is a row
+   * in a table a migration creates, an exclusive transaction on a file beside the database. A
+   * killed holder leaves no lock behind on any dialect.
+   */
+  tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
+  /**
    * Appends rows to a table by the dialect's fast path. Rows hold driver values in `columns`
    * order; batches bound memory (the caller sizes them). `specs` holds each column's spec, in
    * `columns` order, exactly as the table was created with it (typed loads such as SQL Server's

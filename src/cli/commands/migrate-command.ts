@@ -34,7 +34,7 @@ export async function migrateCommand(options: MigrateOptions = {}): Promise<Outc
   }
   return withSession<Outcome>(
     async ({ db, config, logger }) => {
-      const applied = await migrateLatest(db, config.projectDir);
+      const applied = await migrateLatest(db, config.projectDir, { lockWaitMs: config.migrateLockWaitMs, onNotice: (message) => logger.warn(message) });
       logger.info({ database: db.description, applied }, applied.length ? `applied ${applied.length} migration(s)` : 'already up to date');
       return 'completed';
     },

@@ -93,6 +93,11 @@ export class MssqlDialect implements DialectAdapter {
     return tryAcquireMssqlAppLock(this.#settings, this.#requestTimeoutMs, request);
   }
 
+  /** The app lock's session lock under the migration's name: it needs no idem table. */
+  tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return this.tryAcquireAppLock(knex, request);
+  }
+
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number> {
     if (specs.length !== columns.length) throw new Error(`bulkLoad(${table}): ${columns.length} columns but ${specs.length} specs`);
     const load: MssqlLoadColumn[] = columns.map((name, i) => ({ name, spec: specs[i]! }));

@@ -140,6 +140,11 @@ export class MysqlDialect implements DialectAdapter {
     return tryAcquireMysqlAppLock(this.#options, request);
   }
 
+  /** The app lock's session lock under the migration's name: it needs no idem table. */
+  tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return this.tryAcquireAppLock(knex, request);
+  }
+
   /** `specs` is not needed: `LOAD DATA` and INSERT convert text to each column's own type. */
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, _specs?: readonly ColumnSpec[]): Promise<number> {
     return mysqlBulkLoad(knex, table, columns, batches, () => this.#learned());

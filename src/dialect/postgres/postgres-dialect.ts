@@ -77,6 +77,11 @@ export class PostgresDialect implements DialectAdapter {
     return tryAcquirePostgresAppLock(this.#lockSessions, request);
   }
 
+  /** The app lock's session lock under the migration's name: it needs no idem table. */
+  tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return this.tryAcquireAppLock(knex, request);
+  }
+
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
     return postgresBulkLoad(knex, table, columns, batches);
   }

@@ -10,6 +10,7 @@ import { sqliteColumnTypeName, readSqliteTableColumns } from './sqlite-table-col
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
+import { tryAcquireSqliteMigrationLock } from './sqlite-migration-lock.ts';
 import { tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
 import { sqliteBulkLoad } from './sqlite-bulk-load.ts';
 import { addSqliteColumn, fromSqliteValue, toSqliteValue } from './sqlite-types.ts';
@@ -95,6 +96,10 @@ export class SqliteDialect implements DialectAdapter {
 
   tryAcquireAppLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
     return tryAcquireSqliteAppLock(knex, request);
+  }
+
+  tryAcquireMigrationLock(_knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
+    return tryAcquireSqliteMigrationLock(this.#filename, request.name);
   }
 
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
