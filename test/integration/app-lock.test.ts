@@ -62,7 +62,9 @@ describeEachDialect('the app lock', (dialect) => {
     const admin = knexFactory({ client: 'pg', connection: testDb.url, pool: { min: 0, max: 1 } });
     try {
       const killed = await admin.raw(
-        "select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and application_name like 'idem run A%'",
+        // With a timeout (PostgreSQL 14+) it waits until the backend has exited, and so released its
+        // locks; without one it only signals it, and the next take could still find the lock held.
+        "select pg_terminate_backend(pid, 10000) as ok from pg_stat_activity where datname = current_database() and application_name like 'idem run A%'",
       );
       expect(killed.rows).toEqual([{ ok: true }]);
     } finally {
