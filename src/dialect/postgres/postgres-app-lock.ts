@@ -40,10 +40,19 @@ export function createPostgresLockSessions(connectionString: string): pg.Pool {
 }
 
 /**
- * Takes `pg_try_advisory_lock` on a session of `sessions` (see {@link createPostgresLockSessions})
- * that does nothing else while the lock is held (advisory locks belong to the session). Session
- * end releases the lock, so a killed run leaves none behind. The session's `application_name`
- * is set to the owner, so a second run can name the holder.
+ * Takes `pg_try_advisory_xact_lock` inside a transaction kept open on a session of `sessions`
+ * (see {@link createPostgresLockSessions}) for as long as the lock is held; the session does
+ * nothing else meanwhile. A transaction, not the session, holds the lock, so that it holds
+ * through a connection pooler in transaction mode too (PgBouncer, Supabase's pooler): a pooler
+ * gives a client the same server connection for the whole of a transaction, but a session-level
+ * lock taken through it stays on a server connection that other clients then get (two runs both
+ * held it, and it outlived its process: issue 28). The transaction ends, and the lock with it,
+ * when the holder releases it, when its session ends (a killed run leaves none behind), or when
+ * the pooler closes the server connection of a client that went away mid-transaction. It is
+ * exempt from `idle_in_transaction_session_timeout` (`SET LOCAL`), takes no snapshot between
+ * statements (read committed), so it holds back no vacuum, and writes nothing. The session's
+ * `application_name` is set to the owner for the transaction, so a second run can name the
+ * holder.
  */
 export async function tryAcquirePostgresAppLock(sessions: pg.Pool, request: AppLockRequest): Promise<AppLockAttempt> {
   // A kept session can have died since its last cycle (a restart, a terminated backend) before
@@ -62,8 +71,9 @@ export async function tryAcquirePostgresAppLock(sessions: pg.Pool, request: AppL
     };
     let rows: { ok: boolean }[];
     try {
+      await client.query('begin');
       ({ rows } = await client.query<{ ok: boolean }>(
-        `select set_config('application_name', $2, false), pg_try_advisory_lock(${KEY}) as ok`,
+        `select set_config('application_name', $2, true), set_config('idle_in_transaction_session_timeout', '0', true), pg_try_advisory_xact_lock(${KEY}) as ok`,
         [request.name, `idem ${request.owner}`.slice(0, APPLICATION_NAME_MAX)],
       ));
     } catch (error) {
@@ -71,15 +81,22 @@ export async function tryAcquirePostgresAppLock(sessions: pg.Pool, request: AppL
       if (attempt === 1) continue;
       throw error;
     }
-    return rows[0]!.ok
-      ? { acquired: true, lock: heldLock(client, request, () => lostBecause, giveBack) }
-      : { acquired: false, holder: await holderOf(client, request, giveBack) };
+    if (rows[0]!.ok) return { acquired: true, lock: heldLock(client, request, () => lostBecause, giveBack) };
+    const holder = await holderOf(client, request);
+    const ended = await endTransaction(client);
+    giveBack(!ended);
+    return { acquired: false, holder };
   }
 }
 
-/** Who holds the lock, asked on the session that could not take it (given back afterwards). */
-async function holderOf(client: pg.PoolClient, request: AppLockRequest, giveBack: (destroy: boolean) => void): Promise<string> {
-  const holders = await client.query<{ pid: number; application_name: string; client_addr: string | null }>(HOLDERS_SQL, [request.name]).finally(() => giveBack(false));
+/** Ends the lock's transaction, which releases the lock; false when the session could not (then it must be ended). */
+function endTransaction(client: pg.PoolClient): Promise<boolean> {
+  return client.query('rollback').then(() => true, () => false);
+}
+
+/** Who holds the lock, asked on the session that could not take it. */
+async function holderOf(client: pg.PoolClient, request: AppLockRequest): Promise<string> {
+  const holders = await client.query<{ pid: number; application_name: string; client_addr: string | null }>(HOLDERS_SQL, [request.name]).catch(() => ({ rows: [] }));
   const holder = holders.rows[0];
   return holder ? `"${holder.application_name}" (backend pid ${holder.pid}${holder.client_addr ? ` from ${holder.client_addr}` : ''})` : 'another session';
 }
@@ -107,11 +124,8 @@ function heldLock(client: pg.PoolClient, request: AppLockRequest, lostBecause: (
     async release() {
       if (released) return;
       released = true;
-      // A session whose unlock did not answer true is ended: ending it releases the lock.
-      const unlocked = await client
-        .query<{ ok: boolean }>(`select pg_advisory_unlock(${KEY}) as ok`, [request.name])
-        .then((r) => r.rows[0]?.ok === true, () => false);
-      giveBack(!unlocked);
+      // A session whose transaction did not end is ended: ending it releases the lock.
+      giveBack(!(await endTransaction(client)));
     },
   };
 }
