@@ -55,6 +55,13 @@ for (const stream of [process.stdout, process.stderr]) {
     if (error.code !== 'EPIPE') throw error;
   });
 }
+// Process warnings the drivers emit (pg's multi-line SSL-mode notice) are not idem's log lines,
+// and stderr carries only those: with LOG_LEVEL=debug each is one JSON line, else none.
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  if (process.env.LOG_LEVEL !== 'debug' && process.env.LOG_LEVEL !== 'trace') return;
+  process.stderr.write(`${JSON.stringify({ level: 20, time: Date.now(), msg: `node warning: ${warning.name}: ${warning.message.split('\n')[0]}` })}\n`);
+});
 const { main } = await import(entry.href);
 const code = await main(process.argv.slice(2));
 

@@ -40,6 +40,10 @@ const EnvSchema = z.object({
       /^(sqlite:|postgres:\/\/|postgresql:\/\/|mysql:\/\/|mariadb:\/\/|mssql:\/\/|sqlserver:\/\/)/,
       'must start with sqlite:, postgres://, postgresql://, mysql://, mariadb://, mssql:// or sqlserver://',
     )
+    .refine(
+      (url) => url.startsWith('sqlite:') || URL.canParse(url),
+      'is not a valid URL: check its port (a number up to 65535) and that a password with @, / or : in it is percent-encoded',
+    )
     .optional(),
   IDEM_LOCK_LEASE_MS: positiveMs.default(30_000),
   IDEM_HEARTBEAT_MS: positiveMs.default(10_000),
