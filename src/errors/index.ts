@@ -9,3 +9,4 @@ export { NotMigratedError } from './not-migrated-error.ts';
 export { QuarantineError } from './quarantine-error.ts';
 export { coerceError } from './coerce-error.ts';
 export { DatabaseUnavailableError } from './database-unavailable-error.ts';
+export { ConnectionLostError } from './connection-lost-error.ts';

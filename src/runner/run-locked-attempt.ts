@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
+import { ConnectionLostError } from '../errors/connection-lost-error.ts';
+import { connectionLostReason } from '../db/connection-lost-reason.ts';
+import { IdemError } from '../errors/idem-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
 import { finishJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
@@ -11,6 +14,7 @@ import type { RunEnding } from './run-ending.ts';
 import type { RunHooks } from './run-hooks.ts';
 import type { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
+import type { RunCounts } from './run-stages.ts';
 
 /**
  * Writes the `job_runs` heartbeat every `everyMs` until the returned function is called, so
@@ -79,8 +83,8 @@ export async function runLockedAttempt(
     const { runPostPhase } = await import('./run-post-phase.ts');
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
-    const error = coerceError(caught);
-    if (error instanceof LockLostError) {
+    const error = asConnectionLost(coerceError(caught), report.counts);
+    if (error instanceof LockLostError || (error instanceof ConnectionLostError && error.cause instanceof LockLostError)) {
       if (attempt) report.log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
     } else if (attempt) {
       await finishJobRun(db, attempt, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
@@ -92,4 +96,20 @@ export async function runLockedAttempt(
     stopHeartbeat();
     await lock.release();
   }
+}
+
+/**
+ * `error` as a {@link ConnectionLostError} when it, or what lies behind it, is a lost database
+ * connection (the app lock's session included), naming the stage the run was in by the counts
+ * it had written: none of `stage` yet is extract and stage, `stage` without `upsert` is the
+ * upsert, `upsert` is the post stage. Any other error as it is.
+ */
+function asConnectionLost(error: Error, counts: RunCounts): Error {
+  // idem's own errors say what they are (a source's HTTP failure is no database connection), but
+  // a lost lock may have lost its connection.
+  if (error instanceof IdemError && !(error instanceof LockLostError)) return error;
+  const reason = connectionLostReason(error);
+  if (reason === undefined) return error;
+  const stage = counts.upsert ? 'post' : counts.stage ? 'upsert' : 'extract and stage';
+  return new ConnectionLostError(stage, reason, error);
 }

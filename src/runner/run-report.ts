@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { createHeartbeat, type Heartbeat } from '../heartbeat/heartbeat.ts';
 import { EXIT_CODES, exitCodeOf, type Outcome } from '../outcome/outcome.ts';
@@ -10,10 +11,12 @@ import type { RunCounts } from './run-stages.ts';
 
 /**
  * The outcome a failed run exits with: its error's own (`usage` for a configuration error found
- * during the run), else `failed`. Retry-later outcomes are the held lock's, found before the run
- * did anything: a failure never exits with one.
+ * during the run), else `failed`. The one failure that exits 75 is a lost database connection
+ * (`ConnectionLostError`): the stage it cut committed nothing, and a plain rerun resumes. Other
+ * retry-later outcomes are the held lock's, found before the run did anything.
  */
 function failureOutcomeOf(error: Error): Outcome {
+  if (error instanceof ConnectionLostError) return error.outcome;
   if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
   return error.outcome;
 }

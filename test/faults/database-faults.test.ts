@@ -24,7 +24,7 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
 
   afterEach(() => world.close());
 
-  it('the run notices before its next durable step, exits 1 naming the lock, and writes nothing more, job_runs included; a rerun completes it and records the attempt that died', async () => {
+  it('the run notices before its next durable step, exits 75 (a lost session) or 1 (a lease taken) naming the lock, and writes nothing more, job_runs included; a rerun completes it and records the attempt that died', async () => {
     const run = startCli(RUN, { ...env, IDEM_FAILPOINTS: 'after-stage=sleep:3000' });
     // The stage log line comes just before the after-stage sleep: the lock is held and idle.
     await new Promise<void>((resolve, reject) => {
@@ -38,10 +38,18 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
     expect(await loseAppLock(dialect, db, world.testDb.url, pipeline.name, run.child.pid!)).toBe(1);
 
     const lost = await run.done;
-    expect(lost.code).toBe(1);
     const summary = summaryOf(lost);
-    expect(summary).toMatchObject({ outcome: 'failed', exitCode: 1 });
-    expect(summary.msg).toMatch(/^run failed: app lock "idem:online-retail-invoices" was lost \(.+\); stopped before the next durable step, rerun to resume$/);
+    if (dialect === 'sqlite') {
+      // The lease row was taken: no connection was lost, the lock was.
+      expect(lost.code).toBe(1);
+      expect(summary).toMatchObject({ outcome: 'failed', exitCode: 1 });
+      expect(summary.msg).toMatch(/^run failed: app lock "idem:online-retail-invoices" was lost \(.+\); stopped before the next durable step, rerun to resume$/);
+    } else {
+      // The server ended the lock's session (issue 28 §3): a lost connection, retry later.
+      expect(lost.code).toBe(75);
+      expect(summary).toMatchObject({ outcome: 'failed', exitCode: 75 });
+      expect(summary.msg).toMatch(/^run failed: the database connection was lost during upsert; nothing of this stage was committed; a plain rerun resumes \(app lock "idem:online-retail-invoices" was lost \(.+\)$/);
+    }
     // Staged, then stopped: no target row, no ledger item, no request.
     expect(summary.counts.stage).toMatchObject({ staged: 143 });
     expect(summary.counts.upsert).toBeUndefined();
@@ -65,5 +73,74 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
     // The rerun found the first attempt never ended, and says so.
     expect(await db.knex('job_runs').select('died_attempts')).toEqual([{ died_attempts: 1 }]);
     expect(rerun.logs.find((line) => line.diedAttempt === 1)?.msg).toMatch(/^attempt 1 of this run key never recorded its end .*: attempt 2 starts over$/);
+  });
+});
+
+describeEachDialect('the database connections are cut mid-upsert', (dialect) => {
+  let world: FaultWorld;
+  let db: FaultWorld['db'];
+  let sandbox: FaultWorld['sandbox'];
+  let env: Record<string, string>;
+
+  beforeEach(async (context) => {
+    world = await openFaultWorld(dialect, context.task.name);
+    ({ db, sandbox } = world);
+    env = world.env();
+  });
+
+  afterEach(() => world.close());
+
+  /** The run's upsert transaction is open (held at the mid-upsert failpoint): the server says so. */
+  async function upsertTransactionOpen(): Promise<boolean> {
+    if (dialect === 'postgres') {
+      const { rows } = await db.knex.raw("select 1 from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and application_name not like 'idem %'");
+      return rows.length > 0;
+    }
+    const [rows] = await db.knex.raw('select 1 from information_schema.innodb_trx t join information_schema.processlist p on p.id = t.trx_mysql_thread_id where p.db = database() and p.id <> connection_id()');
+    return (rows as unknown[]).length > 0;
+  }
+
+  /** Ends every session of the run's database but this test's own, as a failover or a network cut would. */
+  async function cutEverySession(): Promise<number> {
+    if (dialect === 'postgres') {
+      const { rows } = await db.knex.raw('select pg_terminate_backend(pid, 10000) as ok from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+      return rows.length;
+    }
+    const [rows] = (await db.knex.raw('select id from information_schema.processlist where db = database() and id <> connection_id()')) as [{ id: number }[]];
+    for (const row of rows) await db.knex.raw(`kill ${Number(row.id)}`).catch(() => undefined);
+    return rows.length;
+  }
+
+  it.skipIf(dialect === 'sqlite' || dialect === 'mssql')('exits 75 in one sentence, commits nothing of the upsert, and a plain rerun completes it', { timeout: 60_000 }, async () => {
+    const run = startCli(RUN, { ...env, IDEM_FAILPOINTS: 'mid-upsert=sleep:8000' });
+    // Staged (its log line), then the upsert's transaction is the one left open.
+    let seen = '';
+    run.child.stderr!.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    const deadline = Date.now() + 30_000;
+    while (!seen.includes('"stage":"stage"')) {
+      if (Date.now() > deadline || run.child.exitCode !== null) throw new Error(`the run never staged\n${seen}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    while (!(await upsertTransactionOpen())) {
+      if (Date.now() > deadline || run.child.exitCode !== null) throw new Error('the run never held its upsert transaction open');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await cutEverySession()).toBeGreaterThanOrEqual(2);
+    const cut = await run.done;
+    expect(cut.code, cut.stderr).toBe(75);
+    const summary = summaryOf(cut);
+    expect(summary.exitCode).toBe(75);
+    expect(summary.msg).toMatch(/^run failed: the database connection was lost during upsert; nothing of this stage was committed; a plain rerun resumes \(.+\)$/);
+    expect(await db.knex(pipeline.tables.target).select('id')).toEqual([]);
+    expect(await db.knex('post_ledger').select('id')).toEqual([]);
+    expect(sandbox.state.stats().requests).toEqual([]);
+    // The failure is recorded when a new connection can do it, else the row stays started (DEAD in idem status).
+    const [jobRun] = await db.knex('job_runs').select('status', 'error');
+    expect(['failed', 'started']).toContain(jobRun.status);
+
+    await waitForAppLock(db, pipeline.name);
+    const rerun = await runCliWhenUnlocked(RUN, env);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(await readAftermath(db, sandbox)).toMatchObject({ remoteRecords: 143, notOnceRemotely: [], stagingRows: 0, jobRuns: [{ runKey: DAY, status: 'completed', attempts: 2 }], lockFree: true });
   });
 });
