@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
-import { describeEachDialect } from '../helpers/dialects.ts';
+import { describeEachDialect, type TestDialect } from '../helpers/dialects.ts';
 import { loseAppLock } from '../helpers/lose-app-lock.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { readAftermath } from '../helpers/read-aftermath.ts';
@@ -10,21 +10,23 @@ import { waitForAppLock } from '../helpers/wait-for-app-lock.ts';
 const DAY = '2010-12-01';
 const RUN = ['run', pipeline.name, '--date', DAY];
 
-describeEachDialect('the app lock is lost mid-run', (dialect) => {
-  let world: FaultWorld;
-  let db: FaultWorld['db'];
-  let sandbox: FaultWorld['sandbox'];
-  let env: Record<string, string>;
-
+/** A fresh fault world for each test of the describe block that calls it. */
+function faultWorldPerTest(dialect: TestDialect): { world: FaultWorld } {
+  const each = {} as { world: FaultWorld };
   beforeEach(async (context) => {
-    world = await openFaultWorld(dialect, context.task.name);
-    ({ db, sandbox } = world);
-    env = world.env();
+    each.world = await openFaultWorld(dialect, context.task.name);
   });
+  afterEach(() => each.world.close());
+  return each;
+}
 
-  afterEach(() => world.close());
+describeEachDialect('the app lock is lost mid-run', (dialect) => {
+  const each = faultWorldPerTest(dialect);
 
   it('the run notices before its next durable step, exits 75 (a lost session) or 1 (a lease taken) naming the lock, and writes nothing more, job_runs included; a rerun completes it and records the attempt that died', async () => {
+    const { world } = each;
+    const { db, sandbox } = world;
+    const env = world.env();
     const run = startCli(RUN, { ...env, IDEM_FAILPOINTS: 'after-stage=sleep:3000' });
     // The stage log line comes just before the after-stage sleep: the lock is held and idle.
     await new Promise<void>((resolve, reject) => {
@@ -77,21 +79,10 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
 });
 
 describeEachDialect('the database connections are cut mid-upsert', (dialect) => {
-  let world: FaultWorld;
-  let db: FaultWorld['db'];
-  let sandbox: FaultWorld['sandbox'];
-  let env: Record<string, string>;
-
-  beforeEach(async (context) => {
-    world = await openFaultWorld(dialect, context.task.name);
-    ({ db, sandbox } = world);
-    env = world.env();
-  });
-
-  afterEach(() => world.close());
+  const each = faultWorldPerTest(dialect);
 
   /** The run's upsert transaction is open (held at the mid-upsert failpoint): the server says so. */
-  async function upsertTransactionOpen(): Promise<boolean> {
+  async function upsertTransactionOpen(db: FaultWorld['db']): Promise<boolean> {
     if (dialect === 'postgres') {
       const { rows } = await db.knex.raw("select 1 from pg_stat_activity where datname = current_database() and state = 'idle in transaction' and application_name not like 'idem %'");
       return rows.length > 0;
@@ -101,7 +92,7 @@ describeEachDialect('the database connections are cut mid-upsert', (dialect) => 
   }
 
   /** Ends every session of the run's database but this test's own, as a failover or a network cut would. */
-  async function cutEverySession(): Promise<number> {
+  async function cutEverySession(db: FaultWorld['db']): Promise<number> {
     if (dialect === 'postgres') {
       const { rows } = await db.knex.raw('select pg_terminate_backend(pid, 10000) as ok from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
       return rows.length;
@@ -112,6 +103,9 @@ describeEachDialect('the database connections are cut mid-upsert', (dialect) => 
   }
 
   it.skipIf(dialect === 'sqlite' || dialect === 'mssql')('exits 75 in one sentence, commits nothing of the upsert, and a plain rerun completes it', { timeout: 60_000 }, async () => {
+    const { world } = each;
+    const { db, sandbox } = world;
+    const env = world.env();
     const run = startCli(RUN, { ...env, IDEM_FAILPOINTS: 'mid-upsert=sleep:8000' });
     // Staged (its log line), then the upsert's transaction is the one left open.
     let seen = '';
@@ -121,11 +115,11 @@ describeEachDialect('the database connections are cut mid-upsert', (dialect) => 
       if (Date.now() > deadline || run.child.exitCode !== null) throw new Error(`the run never staged\n${seen}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    while (!(await upsertTransactionOpen())) {
+    while (!(await upsertTransactionOpen(db))) {
       if (Date.now() > deadline || run.child.exitCode !== null) throw new Error('the run never held its upsert transaction open');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(await cutEverySession()).toBeGreaterThanOrEqual(2);
+    expect(await cutEverySession(db)).toBeGreaterThanOrEqual(2);
     const cut = await run.done;
     expect(cut.code, cut.stderr).toBe(75);
     const summary = summaryOf(cut);

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.ts';
 import { MIGRATION_LOCK_NAME } from '../../src/migration/migrator.ts';
 import { createTestDatabase, describeEachDialect } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli, startCli } from '../helpers/run-cli.ts';
@@ -15,6 +16,11 @@ import { openTestDatabase } from '../helpers/test-db.ts';
 const MIGRATIONS = [path.join(PROJECT_DIR, 'migrations', 'framework'), path.join(PROJECT_DIR, 'migrations')]
   .flatMap((dir) => readdirSync(dir).filter((file) => file.endsWith('.ts')).map((file) => file.slice(0, -3)))
   .sort();
+
+/** `is_locked` of each row of knex's lock table: `[0]` is the one unlocked row knex expects. */
+async function knexLockRows(db: Database): Promise<number[]> {
+  return (await db.knex('knex_migrations_lock').select<{ is_locked: number | boolean }[]>('is_locked')).map((row) => Number(row.is_locked));
+}
 
 describeEachDialect('two idem migrate at once', (dialect) => {
   it('races of two migrates on a new database: both exit 0, every migration applied once, one unlocked lock row', { timeout: 120_000 }, async () => {
@@ -31,8 +37,7 @@ describeEachDialect('two idem migrate at once', (dialect) => {
         try {
           const names = (await db.knex('knex_migrations').select<{ name: string }[]>('name')).map((row) => row.name.replace(/\.(ts|js)$/, ''));
           expect(names.sort()).toEqual(MIGRATIONS);
-          const locks = await db.knex('knex_migrations_lock').select<{ is_locked: number | boolean }[]>('is_locked');
-          expect(locks.map((row) => Number(row.is_locked))).toEqual([0]);
+          expect(await knexLockRows(db)).toEqual([0]);
         } finally {
           await db.close();
         }
@@ -54,8 +59,7 @@ describeEachDialect('two idem migrate at once', (dialect) => {
         const repaired = await runCli(['migrate'], env);
         expect(repaired.code, repaired.stderr).toBe(0);
         expect(repaired.logs.map((line) => line.msg)).toContain('repaired knex_migrations_lock: it had 2 rows (two migrates created it at once); it holds one unlocked row again');
-        const locks = await db.knex('knex_migrations_lock').select<{ is_locked: number | boolean }[]>('is_locked');
-        expect(locks.map((row) => Number(row.is_locked))).toEqual([0]);
+        expect(await knexLockRows(db)).toEqual([0]);
       } finally {
         await db.close();
       }
