@@ -4,6 +4,7 @@ import { UsageError } from '../errors/usage-error.ts';
 import { DestinationsSettingsSchema } from './destination-settings.ts';
 import { SourcesSettingsSchema } from './source-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
+import { telemetrySettings } from './telemetry-settings.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
 
@@ -82,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     takeoverGraceMs: e.IDEM_TAKEOVER_GRACE_MS,
     mssqlRequestTimeoutMs: e.IDEM_MSSQL_REQUEST_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    telemetry: telemetrySettings(env),
     sourceDir: e.IDEM_SOURCE_DIR,
     failpoints: e.IDEM_FAILPOINTS,
     destinations: e.IDEM_DESTINATIONS,
