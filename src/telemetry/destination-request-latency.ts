@@ -47,8 +47,19 @@ export function recordDestinationRequests(histogram: Histogram, destinationOf: D
     ['undici:request:headers', onHeaders],
     ['undici:request:error', onError],
   ] as const;
-  for (const [name, listener] of channels) diagnosticsChannel.subscribe(name, listener);
+  // Node rethrows a subscriber's error as an uncaught exception: a measurement must never throw.
+  const subscribed = channels.map(([name, listener]) => {
+    const safe = (message: unknown): void => {
+      try {
+        listener(message);
+      } catch {
+        // Not recorded; the request goes on.
+      }
+    };
+    diagnosticsChannel.subscribe(name, safe);
+    return [name, safe] as const;
+  });
   return () => {
-    for (const [name, listener] of channels) diagnosticsChannel.unsubscribe(name, listener);
+    for (const [name, listener] of subscribed) diagnosticsChannel.unsubscribe(name, listener);
   };
 }

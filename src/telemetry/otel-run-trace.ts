@@ -137,7 +137,8 @@ export class OtelRunTrace implements RunTrace {
     this.#ended = true;
     const end = nowMs();
     this.#post?.end(end);
-    const { outcome, exitCode, counts, error } = this.#recordMetrics(run);
+    this.#recordMetrics(run);
+    const { outcome, exitCode, counts, error } = run;
     const root = this.#root;
     root.setAttributes({ 'idem.outcome': outcome, 'process.exit.code': exitCode, ...countAttributes('idem', Object.fromEntries(Object.entries(counts).filter(([stage]) => stage !== 'post'))) });
     if (error) root.recordException({ name: error.name, message: redactSecrets(error.message) });
@@ -147,14 +148,14 @@ export class OtelRunTrace implements RunTrace {
     root.end(end);
   }
 
-  #recordMetrics(run: RunEnd): RunEnd {
+  #recordMetrics(run: RunEnd): void {
     const { outcome, exitCode, durationMs, counts } = run;
     const attributes = this.#metricAttributes;
     const i = this.#instruments;
     i.runs.add(1, { ...attributes, 'idem.outcome': outcome, 'process.exit.code': exitCode });
     i.runDuration.record(durationMs / 1000, { ...attributes, 'idem.outcome': outcome });
     // A dry run writes and sends nothing: its counts are a plan, not rows moved.
-    if (this.#dryRun) return run;
+    if (this.#dryRun) return;
     const add = (counter: typeof i.rowsRead, value: unknown, extra: Attributes = {}): void => {
       if (typeof value === 'number') counter.add(value, { ...attributes, ...extra });
     };
@@ -168,6 +169,5 @@ export class OtelRunTrace implements RunTrace {
         if (!NOT_POST_OUTCOMES.has(key)) add(i.posts, n, { 'idem.destination': destination, 'idem.post.outcome': key });
       }
     }
-    return run;
   }
 }

@@ -8,7 +8,7 @@ import { redactSecrets } from '../text/redact-secrets.ts';
 import { recordDestinationRequests } from './destination-request-latency.ts';
 import { OtelRunTrace } from './otel-run-trace.ts';
 import { createRunInstruments } from './run-instruments.ts';
-import type { Telemetry } from './telemetry.ts';
+import type { RunTrace, Telemetry } from './telemetry.ts';
 
 /**
  * How long a command waits at its end for its spans and metrics to be exported, in ms, at most:
@@ -52,8 +52,8 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
  * JSON with `http/json`; `grpc` is not supported and is said so in a warning, that signal off),
  * with the resource `service.name` `idem` (`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`
  * override it) and `service.version`. This module and the SDK are loaded only when telemetry is
- * configured (`ResolvedConfig.telemetry`). Nothing is registered globally. Export problems are
- * logged as warnings; none reaches the command.
+ * configured (`ResolvedConfig.telemetry`). Nothing is registered globally. Export problems, and
+ * any error while recording, are logged as warnings; none reaches the command.
  */
 export async function startTelemetry(settings: TelemetrySettings, options: { readonly serviceVersion: string; readonly log: Logger }): Promise<Telemetry> {
   const log = options.log.child({ telemetry: 'otlp' });
@@ -96,28 +96,45 @@ export async function startTelemetry(settings: TelemetrySettings, options: { rea
   };
   const stopRecordingRequests = meterProvider ? recordDestinationRequests(instruments.requestDuration, destinationOf) : () => undefined;
 
+  /** Runs `record`; a telemetry mistake is a warning, never the run's failure. */
+  const guarded = (record: () => void): void => {
+    try {
+      record();
+    } catch (error) {
+      log.warn({ err: error }, 'telemetry: not recorded');
+    }
+  };
+  const noTrace: RunTrace = { sendsTo: () => undefined, lockAttempted: () => undefined, attemptStarted: () => undefined, countsRecorded: () => undefined, end: () => undefined };
+
   return {
     startRun(run) {
-      const runTrace = new OtelRunTrace(tracer, instruments, run);
-      runs.add(runTrace);
+      let runTrace: OtelRunTrace | undefined;
+      guarded(() => {
+        runTrace = new OtelRunTrace(tracer, instruments, run);
+        runs.add(runTrace);
+      });
+      if (!runTrace) return noTrace;
+      const trace = runTrace;
       return {
-        sendsTo: (destination) => runTrace.sendsTo(destination),
-        lockAttempted: (waitedMs, acquired) => runTrace.lockAttempted(waitedMs, acquired),
-        attemptStarted: (attempt) => runTrace.attemptStarted(attempt),
-        countsRecorded: (stage, counts) => runTrace.countsRecorded(stage, counts),
+        sendsTo: (destination) => guarded(() => trace.sendsTo(destination)),
+        lockAttempted: (waitedMs, acquired) => guarded(() => trace.lockAttempted(waitedMs, acquired)),
+        attemptStarted: (attempt) => guarded(() => trace.attemptStarted(attempt)),
+        countsRecorded: (stage, counts) => guarded(() => trace.countsRecorded(stage, counts)),
         end: (ended) => {
-          runs.delete(runTrace);
-          runTrace.end(ended);
+          runs.delete(trace);
+          guarded(() => trace.end(ended));
         },
       };
     },
     commandFailed({ pipeline, outcome, exitCode, error }) {
-      const attributes = { 'idem.pipeline': pipeline, 'idem.outcome': outcome, 'process.exit.code': exitCode };
-      const span = tracer.startSpan(`run ${pipeline}`, { root: true, attributes });
-      span.recordException({ name: error.name, message: redactSecrets(error.message) });
-      span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(error.message) });
-      span.end();
-      instruments.runs.add(1, attributes);
+      guarded(() => {
+        const attributes = { 'idem.pipeline': pipeline, 'idem.outcome': outcome, 'process.exit.code': exitCode };
+        const span = tracer.startSpan(`run ${pipeline}`, { root: true, attributes });
+        span.recordException({ name: error.name, message: redactSecrets(error.message) });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(error.message) });
+        span.end();
+        instruments.runs.add(1, attributes);
+      });
     },
     async shutdown() {
       stopRecordingRequests();
