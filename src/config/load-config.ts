@@ -4,6 +4,7 @@ import { UsageError } from '../errors/usage-error.ts';
 import { DestinationsSettingsSchema } from './destination-settings.ts';
 import { SourcesSettingsSchema } from './source-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
+import { telemetrySettings } from './telemetry-settings.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
 
@@ -88,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     migrateLockWaitMs: e.IDEM_MIGRATE_LOCK_WAIT_MS,
     mssqlRequestTimeoutMs: e.IDEM_MSSQL_REQUEST_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
+    telemetry: telemetrySettings(env),
     sourceDir: e.IDEM_SOURCE_DIR,
     failpoints: e.IDEM_FAILPOINTS,
     destinations: e.IDEM_DESTINATIONS,

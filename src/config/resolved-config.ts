@@ -1,5 +1,6 @@
 import type { DestinationSettings } from './destination-settings.ts';
 import type { SourceSettings } from './source-settings.ts';
+import type { TelemetrySettings } from './telemetry-settings.ts';
 
 /** idem's settings, resolved once from the environment (and flags), validated and frozen. */
 export interface ResolvedConfig {
@@ -45,6 +46,12 @@ export interface ResolvedConfig {
   readonly mssqlRequestTimeoutMs: number;
   /** `LOG_LEVEL`: pino level. @defaultValue 'info' */
   readonly logLevel: string;
+  /**
+   * OpenTelemetry export of runs' traces and metrics, from the standard `OTEL_*` variables (see
+   * `telemetrySettings`, docs/operating.md "Telemetry"). @defaultValue undefined: none, and the
+   * SDK is never loaded
+   */
+  readonly telemetry?: TelemetrySettings | undefined;
   /** `IDEM_SOURCE_DIR`: overrides every pipeline's source directory. @defaultValue undefined */
   readonly sourceDir: string | undefined;
   /** `IDEM_FAILPOINTS`: fault injection for tests, see `Failpoints`. @defaultValue undefined */

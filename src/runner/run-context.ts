@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import type { ProgressFactory } from '../progress/progress.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import type { Failpoints } from './failpoints.ts';
 
 /** What every command works with: the resolved settings, the open database and the logger. */
@@ -15,6 +16,8 @@ export interface RunContext {
   readonly failpoints?: Failpoints;
   /** Progress bars for long stages (a terminal only). @defaultValue none */
   readonly progress?: ProgressFactory;
+  /** OpenTelemetry export of each run's trace and metrics (docs/operating.md, "Telemetry"). @defaultValue none */
+  readonly telemetry?: Telemetry;
 }
 
 /** The run's clock as ISO 8601 instants, for what it writes: `ctx.now`, else the system clock. */

@@ -31,7 +31,7 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
   if (noop) return noop;
   if (!request.dryRun) {
     for (const destination of pipeline.destinations) {
-      resolveDestination(config, destination);
+      report.sendsTo(resolveDestination(config, destination));
       if (request.forceReconcile && !destination.lookup) throw new UsageError(`--force-reconcile needs a lookup on destination "${destination.name}"`);
     }
   }
@@ -41,12 +41,14 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
     return { outcome: 'skipped', message: `no source file for ${runKey.value}; skipped (the pipeline declares missing: 'skip')` };
   }
   const lockName = appLockName(pipeline.name);
+  const askedAt = performance.now();
   const attempt = await db.adapter.tryAcquireAppLock(db.knex, {
     name: lockName,
     // Host and pid first: PostgreSQL keeps only 63 bytes of it.
     owner: `pid ${process.pid} on ${hostname()}, run ${runKey.value}`,
     leaseMs: config.lockLeaseMs,
   });
+  report.lockAttempted(performance.now() - askedAt, attempt.acquired);
   if (!attempt.acquired) return { outcome: 'lock-held', error: new LockHeldError(lockName, attempt.holder) };
   return runLockedAttempt(ctx, request, { lock: attempt.lock, report, sourceLocation, hooks });
 }
@@ -61,7 +63,7 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
  * result's outcome sets the exit code (src/outcome/outcome.ts). Never throws.
  */
 export async function runPipeline(ctx: RunContext, request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
-  const report = new RunReport(ctx.logger, request);
+  const report = new RunReport(ctx.logger, request, ctx.telemetry);
   let ending: RunEnding;
   try {
     ending = await checkThenRun(ctx, request, report, hooks);

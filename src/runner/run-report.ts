@@ -4,6 +4,7 @@ import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { createHeartbeat, type Heartbeat } from '../heartbeat/heartbeat.ts';
 import { EXIT_CODES, exitCodeOf, type Outcome } from '../outcome/outcome.ts';
+import type { RunTrace, Telemetry } from '../telemetry/telemetry.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
@@ -22,25 +23,53 @@ function failureOutcomeOf(error: Error): Outcome {
 }
 
 /**
+ * Counts that tell `trace` of each stage's counts as the stage writes them (`counts.upsert =
+ * …`): the stages report once, and know nothing of telemetry.
+ */
+function countsTracedBy(trace: RunTrace): RunCounts {
+  return new Proxy<RunCounts>({}, {
+    set(target, stage, value: Record<string, unknown>) {
+      target[stage as string] = value;
+      if (typeof stage === 'string') trace.countsRecorded(stage, value);
+      return true;
+    },
+  });
+}
+
+/**
  * What a run tells the world outside the database: its log lines (with the `job_runs` attempt
  * once there is one), its heartbeat pings (healthchecks.io: `/start`, success, `/fail`), its
  * per-stage counts, and at the end its one `stage: 'summary'` line with outcome, exit code,
- * duration and counts, which monitors and tests parse (docs/operating.md, "Logs").
+ * duration and counts, which monitors and tests parse (docs/operating.md, "Logs"); and, with
+ * telemetry, the run's trace and metrics (docs/operating.md, "Telemetry").
  */
 export class RunReport {
   /** Per-stage counts of this attempt, filled in by the stages as they go; `job_runs.counts` holds them. */
-  readonly counts: RunCounts = {};
+  readonly counts: RunCounts;
   readonly #startedAt = performance.now();
   readonly #runKey: string;
   readonly #monitor: Heartbeat;
+  readonly #trace: RunTrace | undefined;
   #log: Logger;
 
-  constructor(logger: Logger, request: RunRequest) {
+  constructor(logger: Logger, request: RunRequest, telemetry?: Telemetry) {
     const runId = randomUUID();
     this.#runKey = request.runKey.value;
     this.#log = logger.child({ pipeline: request.pipeline.name, runKey: request.runKey.value, runId });
     // A dry run is not a run: it pings nothing.
     this.#monitor = createHeartbeat(request.dryRun ? undefined : request.heartbeatUrl, { runId, log: this.#log });
+    this.#trace = telemetry?.startRun({ pipeline: request.pipeline.name, runKey: request.runKey.value, runId, triggeredBy: request.triggeredBy, dryRun: request.dryRun === true });
+    this.counts = this.#trace ? countsTracedBy(this.#trace) : {};
+  }
+
+  /** The run will post to `destination` (its base URL): the latency of its requests is recorded under its name. */
+  sendsTo(destination: { readonly name: string; readonly url: string }): void {
+    this.#trace?.sendsTo(destination);
+  }
+
+  /** The run asked for its app lock, which took `waitedMs`; `acquired`: it was free. */
+  lockAttempted(waitedMs: number, acquired: boolean): void {
+    this.#trace?.lockAttempted(waitedMs, acquired);
   }
 
   /** The run's logger; its lines carry `attempt` once {@link attemptStarted} was called. */
@@ -51,6 +80,7 @@ export class RunReport {
   /** The run's `job_runs` attempt has started: every later line names it, and the monitor hears `/start`. */
   async attemptStarted(attempt: number): Promise<void> {
     this.#log = this.#log.child({ attempt });
+    this.#trace?.attemptStarted(attempt);
     await this.#monitor.start();
   }
 
@@ -70,6 +100,7 @@ export class RunReport {
     else if (error) this.#log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
     else if (outcome === 'needs-review' || outcome === 'unavailable') this.#log.warn(summary, ending.message ?? `run ${outcome}`);
     else this.#log.info(summary, ending.message ?? `run ${outcome}`);
+    this.#trace?.end({ outcome, exitCode, durationMs, counts, ...(error ? { error } : {}) });
     if (outcome === 'failed' || outcome === 'needs-review' || outcome === 'unavailable') await this.#monitor.fail();
     else if (outcome !== 'lock-held') await this.#monitor.success();
     return { outcome, exitOutcome, exitCode, runKey: this.#runKey, counts, durationMs, ...(error ? { error } : {}), ...(plan ? { plan } : {}) };

@@ -6,16 +6,16 @@ import { runDates } from '../../runner/run-dates.ts';
 import { businessDatesBetween, parseBusinessDate } from '../../runs/business-date.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
+import { withTelemetry } from '../with-telemetry.ts';
 
 /** `idem backfill PIPELINE --from D --to D`: each business date in order; how the dates ended (see `runDates`). */
 export async function backfillCommand(name: string, options: { from: string; to: string; triggeredBy?: string; heartbeatUrl?: string }): Promise<Outcome> {
   const dates = businessDatesBetween(parseBusinessDate(options.from, '--from'), parseBusinessDate(options.to, '--to'));
   const config = loadConfig();
-  const pipeline = await loadPipeline(config.projectDir, name);
-  const heartbeatUrl = options.heartbeatUrl ?? config.heartbeats[pipeline.name];
-  return withSession(
-    async (session) =>
-      (await runDates({ ...session, failpoints: new Failpoints(config.failpoints) }, { pipeline, triggeredBy: triggeredBy(options.triggeredBy), ...(heartbeatUrl ? { heartbeatUrl } : {}) }, dates)).outcome,
-    { config },
-  );
+  return withTelemetry(config, name, async (telemetry) => {
+    const pipeline = await loadPipeline(config.projectDir, name);
+    const heartbeatUrl = options.heartbeatUrl ?? config.heartbeats[pipeline.name];
+    const request = { pipeline, triggeredBy: triggeredBy(options.triggeredBy), ...(heartbeatUrl ? { heartbeatUrl } : {}) };
+    return withSession(async (session) => (await runDates({ ...session, failpoints: new Failpoints(config.failpoints), ...(telemetry ? { telemetry } : {}) }, request, dates)).outcome, { config });
+  });
 }

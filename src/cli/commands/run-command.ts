@@ -11,6 +11,9 @@ import { runWithPostWorkers } from '../../runner/run-with-post-workers.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
+import { withTelemetry } from '../with-telemetry.ts';
+import type { ResolvedConfig } from '../../config/resolved-config.ts';
+import type { Telemetry } from '../../telemetry/telemetry.ts';
 
 /** The flags of `idem run`. */
 export interface RunCommandOptions {
@@ -29,11 +32,15 @@ export interface RunCommandOptions {
 
 /** `idem run PIPELINE --date D | --file PATH | --catch-up`: how the run (or the dates caught up) ended. */
 export async function runCommand(name: string, options: RunCommandOptions): Promise<Outcome> {
+  const config = loadConfig();
+  return withTelemetry(config, name, (telemetry) => runWith(config, telemetry, name, options));
+}
+
+async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined, name: string, options: RunCommandOptions): Promise<Outcome> {
   assertOneRunKeyFlag(options, { flag: '--catch-up', usage: '--catch-up', given: options.catchUp === true });
   if (options.dryRun && options.catchUp) throw new UsageError('--dry-run plans one run key: use it with --date or --file');
   const workers = options.workers ?? 1;
   if (workers > 1 && (options.catchUp || options.dryRun)) throw new UsageError('--workers shares the post stage of one run: use it with --date or --file, without --dry-run');
-  const config = loadConfig();
   const failpoints = new Failpoints(config.failpoints);
   const pipeline = await loadPipeline(config.projectDir, name);
   const now = config.now ?? new Date();
@@ -56,7 +63,7 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
       await assertNoSchemaDrift(session.db, pipeline);
       // Progress bars on stderr, only for a person at a terminal.
       const progress = process.stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
-      const ctx = { ...session, failpoints, ...(progress ? { progress } : {}) };
+      const ctx = { ...session, failpoints, ...(progress ? { progress } : {}), ...(telemetry ? { telemetry } : {}) };
       if (runKey === undefined) return (await runCatchUp(ctx, request, now)).outcome;
       if (runKey.kind === 'date' && runKey.value !== options.date) {
         session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: runKey.value, timeZone: pipeline.timeZone }, `--date ${options.date} is ${runKey.value} in ${pipeline.timeZone}`);
