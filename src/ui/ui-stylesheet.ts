@@ -17,6 +17,7 @@ main { padding: 1rem 1.2rem 3rem; max-width: 1200px; }
 h1 { font-size: 20px; margin: .2rem 0 1rem; }
 h2 { font-size: 16px; margin: 1.4rem 0 .5rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .8rem 1rem; margin-bottom: 1rem; }
+.card > h2:first-child { margin-top: 0; }
 .meta { color: var(--muted); font-size: 13px; }
 table { border-collapse: collapse; width: 100%; background: var(--card); }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
