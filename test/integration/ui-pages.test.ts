@@ -1,0 +1,71 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { loadPipeline } from '../../src/pipeline/load-pipeline.ts';
+import { startUiServer, type UiServer } from '../../src/ui/start-ui-server.ts';
+import { describeEachDialect } from '../helpers/dialects.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
+import { PROJECT_DIR, runCli, startCli } from '../helpers/run-cli.ts';
+
+const PIPELINE = 'online-retail-invoices';
+
+// Issue 27 §1: the page's queries on every dialect (the browser test runs on SQLite): the calendar
+// window, a run's unposted items, pages of review items, and a live run's lock holder on Now.
+describeEachDialect('idem ui pages', (dialect) => {
+  let project: ExampleProject;
+  let server: UiServer;
+
+  beforeEach(async (context) => {
+    project = await setUpExampleProject(dialect, context.task.name);
+    const config = loadConfig({ ...project.env, IDEM_PROJECT_DIR: PROJECT_DIR }, PROJECT_DIR);
+    const pipelines = new Map([[PIPELINE, await loadPipeline(PROJECT_DIR, PIPELINE)]]);
+    server = await startUiServer({ db: project.db, config, pipelines, now: () => Date.now(), staleMs: 30_000 }, {});
+  });
+
+  afterEach(async () => {
+    await server.close();
+    await project.close();
+  });
+
+  const get = async (pathAndQuery: string): Promise<string> => {
+    const answer = await fetch(`${server.url}${pathAndQuery}`);
+    const text = await answer.text();
+    expect(answer.status, text.slice(0, 500)).toBe(200);
+    return text;
+  };
+
+  it('shows a live run with the holder of its lock, then the calendar, the run and pages of review items', async () => {
+    const release = path.join(mkdtempSync(path.join(tmpdir(), 'idem-ui-hold-')), 'release');
+    const run = startCli(['run', PIPELINE, '--date', '2010-12-01'], { ...project.env, IDEM_FAILPOINTS: `before-complete=wait:${release}` });
+    try {
+      await expect.poll(() => get('now'), { timeout: 30_000, interval: 200 }).toMatch(/posting: 143 of 143 items posted/);
+      const now = await get('now');
+      expect(now).toContain('data-state="running"');
+      // A server names the session that holds the lock; SQLite's lease is the run's own.
+      expect(now).toMatch(dialect === 'sqlite' ? /the run&#39;s own process/ : /pid \d+ on [^<]*, run 2010-12-01/);
+    } finally {
+      writeFileSync(release, '');
+    }
+    expect((await run.done).code).toBe(0);
+    expect((await runCli(['run', PIPELINE, '--date', '2010-12-03'], project.env)).code).toBe(0);
+
+    expect(await get('now')).toContain('no runs in progress');
+    const card = await get(`pipelines/${PIPELINE}`);
+    expect(card).toContain('run keys 2010-09-05 to 2010-12-03 (Europe/London)');
+    expect(card).toMatch(/data-date="2010-12-02" data-state="missing"/);
+    expect(card).toMatch(/data-date="2010-12-03" data-state="completed"/);
+
+    // 143 items in review: three pages of review items, and of the run's unposted items.
+    await project.db.knex('post_ledger').where({ run_key: '2010-12-01' }).update({ status: 'review' });
+    const rows = (html: string) => html.match(/<tr class="review-item"/g)?.length ?? 0;
+    const pages = [await get('review'), await get(`review?pipeline=${PIPELINE}&page=2`), await get(`review?pipeline=${PIPELINE}&page=3`)];
+    expect(pages.map(rows)).toEqual([50, 50, 43]);
+    expect(pages[0]).toContain('next items →');
+    expect(pages[2]).not.toContain('next items →');
+    const unposted = await get(`run?pipeline=${PIPELINE}&key=2010-12-01&l=3`);
+    expect(unposted).toContain('Ledger items not posted (143)');
+    expect(unposted.match(/<td>review<\/td>/g)).toHaveLength(43);
+  });
+});
