@@ -16,12 +16,15 @@ const PIPELINE = 'online-retail-invoices';
 describeEachDialect('idem ui pages', (dialect) => {
   let project: ExampleProject;
   let server: UiServer;
+  /** How far the page's clock runs ahead of the real one, ms. */
+  let ahead = 0;
 
   beforeEach(async (context) => {
     project = await setUpExampleProject(dialect, context.task.name);
     const config = loadConfig({ ...project.env, IDEM_PROJECT_DIR: PROJECT_DIR }, PROJECT_DIR);
     const pipelines = new Map([[PIPELINE, await loadPipeline(PROJECT_DIR, PIPELINE)]]);
-    server = await startUiServer({ db: project.db, config, pipelines, now: () => Date.now(), staleMs: 30_000 }, {});
+    ahead = 0;
+    server = await startUiServer({ db: project.db, config, pipelines, now: () => Date.now() + ahead, staleMs: 30_000 }, {});
   });
 
   afterEach(async () => {
@@ -67,5 +70,18 @@ describeEachDialect('idem ui pages', (dialect) => {
     const unposted = await get(`run?pipeline=${PIPELINE}&key=2010-12-01&l=3`);
     expect(unposted).toContain('Ledger items not posted (143)');
     expect(unposted.match(/<td>review<\/td>/g)).toHaveLength(43);
+  });
+
+  it('flags a killed run as dead on Now, on the calendar and on its page, as idem status does', async () => {
+    const killed = await runCli(['run', PIPELINE, '--date', '2010-12-01'], { ...project.env, IDEM_FAILPOINTS: 'before-complete=kill' });
+    expect(killed.signal).toBe('SIGKILL');
+    // A server frees the dead session's lock at once; on SQLite the heartbeat tells, once the lease has passed.
+    if (dialect === 'sqlite') ahead = 120_000;
+    const why = dialect === 'sqlite' ? /no heartbeat for \d+ s/ : /its app lock is free: no process holds it/;
+    const now = await get('now');
+    expect(now).toContain('data-state="dead"');
+    expect(now).toMatch(new RegExp(`DEAD \\(started, ${why.source}\\)`));
+    expect(await get(`pipelines/${PIPELINE}`)).toMatch(/data-date="2010-12-01" data-state="dead"/);
+    expect(await get(`run?pipeline=${PIPELINE}&key=2010-12-01`)).toMatch(new RegExp(`not recorded: it died \\(${why.source}\\)`));
   });
 });
