@@ -51,7 +51,7 @@ ${wrong ? html`<p class="flag">That is not the token.</p>` : ''}
  * (`/run?pipeline=P&key=K`), Now (`/now`) and Review (`/review`), and the stylesheet. Read-only:
  * it answers GET (and the token form's POST) and writes nothing to the database.
  * @param options.token when set (`IDEM_UI_TOKEN`), every view needs it: the page asks for it once and keeps it in an HttpOnly cookie (or send `Authorization: Bearer TOKEN`).
- * @param options.allowedHosts when set (bound to loopback), requests must name one of these hosts, so a web page elsewhere cannot reach the page through a DNS name that points at 127.0.0.1.
+ * @param options.allowedHosts when set (bound to loopback), requests must name one of these host names (any port), so a web page elsewhere cannot reach the page through a DNS name that points at 127.0.0.1.
  */
 export function createUiApp(ctx: UiContext, options: { token?: string; allowedHosts?: ReadonlySet<string>; onError?: (error: Error) => void } = {}): Hono {
   const app = new Hono();
@@ -66,7 +66,9 @@ export function createUiApp(ctx: UiContext, options: { token?: string; allowedHo
   if (options.allowedHosts) {
     const allowed = options.allowedHosts;
     app.use(async (c, next) => {
-      if (!allowed.has((c.req.header('host') ?? '').toLowerCase())) return c.text('idem ui: unknown Host header', 421);
+      // The Host header's name without its port (`[::1]:4321` → `[::1]`).
+      const name = (c.req.header('host') ?? '').toLowerCase().replace(/:\d+$/, '');
+      if (!allowed.has(name)) return c.text('idem ui: unknown Host header', 421);
       return next();
     });
   }

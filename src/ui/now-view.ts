@@ -1,10 +1,10 @@
 import { countLedgerItems } from '../ledger/ledger-reports.ts';
 import { listStartedJobRuns } from '../runs/job-runs-queries.ts';
 import { runLiveness } from '../runs/run-liveness.ts';
-import { badge, runHref } from './pipelines-view.ts';
+import { badge } from './run-state.ts';
 import type { UiContext } from './ui-context.ts';
 import { html, type Html } from './ui-html.ts';
-import { duration, instant } from './ui-layout.ts';
+import { duration, instant, runHref } from './ui-layout.ts';
 
 /** How far a started run is: before its post stage (extract, stage, upsert), or posting with its items posted so far. */
 async function progress(ctx: UiContext, jobName: string, runKey: string, stage: string | null): Promise<string> {

@@ -1,34 +1,15 @@
 import { DateTime } from 'luxon';
 import { redactUrl } from '../config/redact-url.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import type { JobRun } from '../runs/job-run.ts';
 import { listJobNames, listJobRuns, listJobRunsBetween, runDateRange } from '../runs/job-runs-queries.ts';
-import { runLiveness } from '../runs/run-liveness.ts';
 import { CALENDAR_DAYS, CALENDAR_STATE_LABELS, calendarStart, runCalendar, shiftDate, type CalendarState } from './run-calendar.ts';
 import { summaryLine } from './run-summary.ts';
 import { PAGE_SIZE, type UiContext } from './ui-context.ts';
 import { html, type Html } from './ui-html.ts';
-import { duration, href, instant, pager } from './ui-layout.ts';
+import { duration, href, instant, pager, runHref } from './ui-layout.ts';
+import { badge, runState } from './run-state.ts';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** The address of a run's view. */
-export function runHref(jobName: string, runKey: string): string {
-  return href('/run', { pipeline: jobName, key: runKey });
-}
-
-/** A run's status as the calendar names it (`dead` and `running` for a started run). */
-export async function runState(ctx: UiContext, run: JobRun): Promise<{ state: CalendarState | 'started'; why?: string }> {
-  const liveness = await runLiveness(ctx.db, run, ctx.now(), ctx.staleMs);
-  if (liveness.state === 'dead') return { state: 'dead', why: liveness.why };
-  if (liveness.state === 'running') return { state: 'running' };
-  return { state: run.status };
-}
-
-/** A coloured status label, with the words. */
-export function badge(state: CalendarState | 'started', title?: string): Html {
-  return html`<span class="badge s-${state}"${title ? html` title="${title}"` : ''}>${CALENDAR_STATE_LABELS[state as CalendarState] ?? state}</span>`;
-}
 
 function legend(): Html {
   return html`<div class="legend">${(Object.keys(CALENDAR_STATE_LABELS) as CalendarState[]).map((s) => html`<span><i class="day s-${s}"></i>${CALENDAR_STATE_LABELS[s]}</span>`)}</div>`;

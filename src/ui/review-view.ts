@@ -1,11 +1,10 @@
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { countItemsNeedingOperator, selectItemsNeedingOperator } from '../ledger/ledger-reports.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
-import { runHref } from './pipelines-view.ts';
 import { reviewCommands, shellWord } from './review-commands.ts';
 import { PAGE_SIZE, type UiContext } from './ui-context.ts';
 import { html, type Html } from './ui-html.ts';
-import { href, pager } from './ui-layout.ts';
+import { href, pager, runHref } from './ui-layout.ts';
 
 /**
  * The `idem run` flag that names a run key again, as `idem review` prints it: `--date D`, or for

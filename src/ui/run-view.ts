@@ -1,12 +1,12 @@
 import { countLedgerItems, selectUnpostedItems } from '../ledger/ledger-reports.ts';
 import { countQuarantine, listQuarantine } from '../quarantine/quarantine-queries.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
-import { badge, runHref, runState } from './pipelines-view.ts';
+import { badge, runState } from './run-state.ts';
 import { stageCounts, stageDurations, summaryLine } from './run-summary.ts';
 import { stageChart } from './stage-chart.ts';
 import { PAGE_SIZE, type UiContext } from './ui-context.ts';
 import { html, type Html } from './ui-html.ts';
-import { duration, href, instant, pager } from './ui-layout.ts';
+import { duration, href, instant, pager, runHref } from './ui-layout.ts';
 
 /**
  * One run key of a pipeline: its attempts (job_runs keeps the latest attempt's details and counts

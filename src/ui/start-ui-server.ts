@@ -20,22 +20,22 @@ export interface UiServer {
  * @param options.host the address to bind. @defaultValue '127.0.0.1'
  * @param options.port the port (0: a free one). @defaultValue 0
  * @param options.token `IDEM_UI_TOKEN`: required for any address but loopback.
- * @throws UsageError when `host` is not loopback and there is no token; the server's listen errors (a port in use).
+ * @throws UsageError when `host` is not loopback and there is no token, or the address cannot be listened on (a port in use); other listen errors as they are.
  */
 export async function startUiServer(ctx: UiContext, options: { host?: string; port?: number; token?: string; onError?: (error: Error) => void }): Promise<UiServer> {
   const host = options.host ?? '127.0.0.1';
   const loopback = LOOPBACK.has(host);
   if (!loopback && !options.token) throw new UsageError(`idem ui binds ${host}, an address other machines may reach: set IDEM_UI_TOKEN to a secret the page will ask for (or use --host 127.0.0.1)`);
-  let allowedHosts: Set<string> | undefined;
-  const app = () => createUiApp(ctx, { ...(options.token ? { token: options.token } : {}), ...(allowedHosts ? { allowedHosts } : {}), ...(options.onError ? { onError: options.onError } : {}) });
+  const app = createUiApp(ctx, {
+    ...(options.token ? { token: options.token } : {}),
+    ...(loopback ? { allowedHosts: new Set(['127.0.0.1', 'localhost', '[::1]']) } : {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    let fetch: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
-    const started = serve({ fetch: (request) => fetch(request), hostname: host, port: options.port ?? 0 }, (info: AddressInfo) => {
-      if (loopback) allowedHosts = new Set(['127.0.0.1', 'localhost', '[::1]'].map((name) => `${name}:${info.port}`));
-      fetch = app().fetch;
-      resolve(started);
-    });
-    started.once('error', reject);
+    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }, () => resolve(started));
+    started.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' || error.code === 'EADDRNOTAVAIL' ? new UsageError(`idem ui cannot listen on ${host}:${options.port ?? 0} (${error.code}): choose another --port or --host`, { cause: error }) : error),
+    );
   });
   const { port } = server.address() as AddressInfo;
   const shown = host.includes(':') ? `[${host}]` : host;

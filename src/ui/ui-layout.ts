@@ -39,6 +39,11 @@ export function href(path: string, params: Record<string, string | number | unde
   return text ? `${path}?${text}` : path;
 }
 
+/** The address of a run's view. */
+export function runHref(jobName: string, runKey: string): string {
+  return href('/run', { pipeline: jobName, key: runKey });
+}
+
 /**
  * Earlier / later links of a paginated list: `page` is 1-based, `hasMore` whether a next page
  * exists, `link(page)` the address of a page.

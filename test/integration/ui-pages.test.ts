@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -83,5 +84,19 @@ describeEachDialect('idem ui pages', (dialect) => {
     expect(now).toMatch(new RegExp(`DEAD \\(started, ${why.source}\\)`));
     expect(await get(`pipelines/${PIPELINE}`)).toMatch(/data-date="2010-12-01" data-state="dead"/);
     expect(await get(`run?pipeline=${PIPELINE}&key=2010-12-01`)).toMatch(new RegExp(`not recorded: it died \\(${why.source}\\)`));
+  });
+
+  it.skipIf(dialect !== 'sqlite')('answers only requests addressed to loopback, and names a port in use', async () => {
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const asked = request(`${server.url}pipelines`, { headers: { host } }, (answer) => (answer.resume(), resolve(answer.statusCode!)));
+        asked.on('error', reject).end();
+      });
+    // A web page elsewhere, through a DNS name that points at 127.0.0.1, is refused; the loopback names are not.
+    expect(await status('rebound.example:4321')).toBe(421);
+    expect(await status(`localhost:${new URL(server.url).port}`)).toBe(200);
+    const taken = await runCli(['ui', '--port', new URL(server.url).port], project.env);
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain('idem ui cannot listen on 127.0.0.1');
   });
 });
