@@ -99,4 +99,18 @@ describeEachDialect('idem ui pages', (dialect) => {
     expect(taken.code).toBe(2);
     expect(taken.stderr).toContain('idem ui cannot listen on 127.0.0.1');
   });
+
+  it.skipIf(dialect !== 'sqlite')("redacts the secrets of a destination's URL", async () => {
+    const destinations = JSON.stringify({ 'sandbox-accounting': { url: 'http://ui:CanaryUiPw3391@127.0.0.1:9/?token=CanaryUiTok8812', headers: { authorization: 'Bearer CanaryUiHdr' } } });
+    const config = loadConfig({ ...project.env, IDEM_DESTINATIONS: destinations, IDEM_PROJECT_DIR: PROJECT_DIR }, PROJECT_DIR);
+    const pipelines = new Map([[PIPELINE, await loadPipeline(PROJECT_DIR, PIPELINE)]]);
+    const secretive = await startUiServer({ db: project.db, config, pipelines, now: () => Date.now(), staleMs: 30_000 }, {});
+    try {
+      const page = await (await fetch(`${secretive.url}pipelines`)).text();
+      expect(page).toContain('http://ui:***@127.0.0.1:9/?token=***');
+      expect(page).not.toMatch(/CanaryUi/);
+    } finally {
+      await secretive.close();
+    }
+  });
 });
