@@ -39,6 +39,7 @@ async function pipelineCard(ctx: UiContext, name: string, pipeline: PipelineDefi
   const lastState = last ? await runState(ctx, last) : undefined;
   const destinations = pipeline?.destinations ?? [];
   const counts = days.reduce<Partial<Record<CalendarState, number>>>((acc, d) => ({ ...acc, [d.state]: (acc[d.state] ?? 0) + 1 }), {});
+  const tally = (Object.entries(counts) as [CalendarState, number][]).filter(([s]) => s !== 'none').map(([s, n]) => `${n} ${CALENDAR_STATE_LABELS[s]}`).join(' · ');
   return html`<section class="card pipeline" data-pipeline="${name}">
 <h2>${options.linkTitle ? html`<a href="${href(`/pipelines/${encodeURIComponent(name)}`, {})}">${name}</a>` : name}</h2>
 ${pipeline ? html`<div class="meta">${pipeline.description}</div>` : html`<div class="meta">not in pipelines/ (runs recorded in the database only)</div>`}
@@ -49,7 +50,7 @@ ${pipeline ? html`<div class="meta">${pipeline.description}</div>` : html`<div c
     ? html`<a href="${runHref(name, last.runKey)}">${last.runKey}</a> ${badge(lastState!.state, lastState!.why)} · ${instant(last.startedAt)}${last.finishedAt ? html` · ${duration(Date.parse(last.finishedAt) - Date.parse(last.startedAt))}` : ''}<div class="summary"><code>${summaryLine(last)}</code></div>`
     : html`<span class="empty">no runs recorded</span>`}</td></tr>
 </tbody></table>
-<h3 class="meta">run keys ${calendarStart(end)} to ${end} (${timeZone}) · ${(Object.entries(counts) as [CalendarState, number][]).filter(([s]) => s !== 'none').map(([s, n]) => `${n} ${CALENDAR_STATE_LABELS[s]}`).join(' · ')}</h3>
+<h3 class="meta">run keys ${calendarStart(end)} to ${end} (${timeZone}) · ${tally || 'no runs'}</h3>
 <div class="calendar" role="list">${days.map((d) =>
     d.run
       ? html`<a role="listitem" class="day s-${d.state}" data-date="${d.date}" data-state="${d.state}" title="${d.date}: ${CALENDAR_STATE_LABELS[d.state]}" href="${runHref(name, d.date)}"></a>`
