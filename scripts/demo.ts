@@ -52,5 +52,5 @@ process.stdout.write(
     `destination (sandbox): ${remote.length} records from ${postsBefore} POSTs on the first run, ${rerunPosts} on the rerun; ` +
     `${remote.filter((r) => r.type === 'credit_note').length} credit notes\n` +
     remote.slice(0, 2).map((r) => `  ${JSON.stringify({ id: r.id, reference: r.reference, type: r.type, total: r.total, version: String(r.version).slice(0, 12) })}`).join('\n') + '\n  …\n' +
-    `\nSee these runs as a page: DATABASE_URL=sqlite:var/demo.sqlite3 npx idem ui   (then open the URL it prints)\n`,
+    `\nSee these runs as a page: npx idem ui   (then open the URL it prints)\n`,
 );

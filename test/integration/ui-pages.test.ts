@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -112,5 +112,24 @@ describeEachDialect('idem ui pages', (dialect) => {
     } finally {
       await secretive.close();
     }
+  });
+
+  it.skipIf(dialect !== 'sqlite')("right after npm run demo, with no database of its own, shows the demo's", async () => {
+    const projectDir = mkdtempSync(path.join(tmpdir(), 'idem-ui-demo-'));
+    mkdirSync(path.join(projectDir, 'var'));
+    // The project's migrations, which the database has applied (pipelines/ is left out: the page shows runs alone).
+    symlinkSync(path.join(PROJECT_DIR, 'migrations'), path.join(projectDir, 'migrations'));
+    const demo = path.join(projectDir, 'var', 'demo.sqlite3');
+    await project.db.knex.raw('vacuum into ?', [demo]);
+    const ui = startCli(['ui', '--port', '0'], { IDEM_PROJECT_DIR: projectDir });
+    const out = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      ui.child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString(), text.includes('serving http') && resolve(text)));
+      void ui.done.then((r) => reject(new Error(`idem ui exited ${r.code}: ${r.stderr}`)));
+    });
+    expect(out).toContain(`does not exist; showing the demo's database, ${demo}`);
+    ui.child.kill('SIGTERM');
+    expect((await ui.done).code).toBe(0);
+    rmSync(projectDir, { recursive: true, force: true });
   });
 });

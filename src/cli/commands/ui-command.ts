@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '../../config/load-config.ts';
+import type { ResolvedConfig } from '../../config/resolved-config.ts';
+import { sqliteFileOf } from '../../dialect/create-dialect-adapter.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import type { PipelineDefinition } from '../../pipeline/pipeline-definition.ts';
 import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
@@ -6,12 +10,27 @@ import { startUiServer } from '../../ui/start-ui-server.ts';
 import { withSession } from '../session.ts';
 
 /**
+ * The database `idem ui` reads: `DATABASE_URL`'s, or, when it is unset and the default SQLite file
+ * does not exist but `npm run demo`'s does (`var/demo.sqlite3`), the demo's, said on stdout.
+ */
+function uiConfig(): ResolvedConfig {
+  const config = loadConfig();
+  if (process.env.DATABASE_URL !== undefined) return config;
+  const file = sqliteFileOf(config.databaseUrl, config.projectDir);
+  const demo = path.join(config.projectDir, 'var', 'demo.sqlite3');
+  if (file === undefined || existsSync(file) || !existsSync(demo)) return config;
+  process.stdout.write(`idem ui: ${file} does not exist; showing the demo's database, ${demo} (set DATABASE_URL for another)\n`);
+  return { ...config, databaseUrl: `sqlite:${demo}` };
+}
+
+/**
  * `idem ui [--port N] [--host H]`: serves the read-only operator page over the database the
  * CLI uses, until SIGINT or SIGTERM (then exits 0). Any address but loopback needs
  * `IDEM_UI_TOKEN`. A pipeline that does not load is logged and shown from its runs alone.
+ * Right after `npm run demo`, with no database of its own yet, it shows the demo's.
  */
 export async function uiCommand(options: { port: number; host: string }): Promise<Outcome> {
-  const config = loadConfig();
+  const config = uiConfig();
   return withSession<Outcome>(
     async ({ db, logger }) => {
       const pipelines = new Map<string, PipelineDefinition>();
