@@ -48,13 +48,15 @@ export async function uiCommand(options: { port: number; host: string }): Promis
         now: () => (config.now ?? new Date()).getTime(),
         staleMs: Math.max(config.lockLeaseMs, config.heartbeatMs * 3),
       };
-      const token = process.env.IDEM_UI_TOKEN || undefined;
-      const server = await startUiServer(ctx, { host: options.host, port: options.port, ...(token ? { token } : {}), onError: (err) => logger.error({ err }, 'idem ui: a view failed') });
-      process.stdout.write(`idem ui: serving ${server.url} (read-only; Ctrl-C stops it)\n`);
-      await new Promise<void>((resolve) => {
+      // Listening for the stop signals before the URL is printed: whoever reads it may stop the page at once.
+      const stopped = new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
+      const token = process.env.IDEM_UI_TOKEN || undefined;
+      const server = await startUiServer(ctx, { host: options.host, port: options.port, ...(token ? { token } : {}), onError: (err) => logger.error({ err }, 'idem ui: a view failed') });
+      process.stdout.write(`idem ui: serving ${server.url} (read-only; Ctrl-C stops it)\n`);
+      await stopped;
       await server.close();
       return 'completed';
     },
