@@ -51,5 +51,6 @@ process.stdout.write(
     rows.slice(0, 3).map((r: object) => `  ${JSON.stringify(r)}`).join('\n') + '\n  …\n' +
     `destination (sandbox): ${remote.length} records from ${postsBefore} POSTs on the first run, ${rerunPosts} on the rerun; ` +
     `${remote.filter((r) => r.type === 'credit_note').length} credit notes\n` +
-    remote.slice(0, 2).map((r) => `  ${JSON.stringify({ id: r.id, reference: r.reference, type: r.type, total: r.total, version: String(r.version).slice(0, 12) })}`).join('\n') + '\n  …\n',
+    remote.slice(0, 2).map((r) => `  ${JSON.stringify({ id: r.id, reference: r.reference, type: r.type, total: r.total, version: String(r.version).slice(0, 12) })}`).join('\n') + '\n  …\n' +
+    `\nSee these runs as a page: npx idem ui   (then open the URL it prints)\n`,
 );

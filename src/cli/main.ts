@@ -200,6 +200,16 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     });
 
   program
+    .command('ui')
+    .description('serve a read-only operator page over the database: pipelines, runs, live runs, review (see docs/operating.md)')
+    .option('--port <n>', 'port to listen on (0: a free one)', wholeNumber('--port', 0, 65535), 4321)
+    .option('--host <host>', 'address to listen on; any but loopback needs IDEM_UI_TOKEN', '127.0.0.1')
+    .action(async (options) => {
+      const { uiCommand } = await import('./commands/ui-command.ts');
+      outcome = await uiCommand(options);
+    });
+
+  program
     .command('sandbox-api')
     .description('serve the sandbox accounting API (for development, the demo and tests)')
     .option('--port <n>', 'port to listen on (0: a free one)', wholeNumber('--port', 0), 0)

@@ -39,10 +39,25 @@ export async function selectPostedItems(q: Queryable, args: { jobName: string; r
   return rows.map(toLedgerItem);
 }
 
-/** The items of a pipeline that need an operator (`review`, `failed`), oldest first. */
-export async function selectItemsNeedingOperator(q: Queryable, args: { jobName: string; reference?: string }): Promise<LedgerItem[]> {
+/**
+ * The items of a pipeline that need an operator (`review`, `failed`), oldest first.
+ * @param args.limit the most items (default: all). @param args.offset items skipped first. @defaultValue 0
+ */
+export async function selectItemsNeedingOperator(q: Queryable, args: { jobName: string; reference?: string; limit?: number; offset?: number }): Promise<LedgerItem[]> {
   const query = q.knex(LEDGER).where({ job_name: args.jobName }).whereIn('status', ['review', 'failed']).orderBy('id');
   if (args.reference !== undefined) query.where({ source_reference: args.reference });
+  if (args.limit !== undefined) query.limit(args.limit);
+  if (args.offset) query.offset(args.offset);
+  return ((await query) as LedgerRow[]).map(toLedgerItem);
+}
+
+/**
+ * A run's items that are not posted (nor replaced by a newer version: `superseded`), in id order:
+ * pending, sending, failed or in review. @param args.limit the most items. @param args.offset items skipped first.
+ */
+export async function selectUnpostedItems(q: Queryable, args: { jobName: string; runKey: string; limit: number; offset?: number }): Promise<LedgerItem[]> {
+  const query = q.knex(LEDGER).where({ job_name: args.jobName, run_key: args.runKey }).whereNotIn('status', ['posted', 'superseded']).orderBy('id').limit(args.limit);
+  if (args.offset) query.offset(args.offset);
   return ((await query) as LedgerRow[]).map(toLedgerItem);
 }
 

@@ -25,10 +25,11 @@ export async function countQuarantine(db: Database, filter: { jobName: string; r
 
 /**
  * Quarantined rows of a pipeline (one run key, or all), in run key and line order, the first
- * `limit` of them. @defaultValue limit {@link DEFAULT_QUARANTINE_LIMIT}
+ * `limit` of them after the first `offset`. @defaultValue limit {@link DEFAULT_QUARANTINE_LIMIT}, offset 0
  */
-export async function listQuarantine(db: Database, filter: { jobName: string; runKey?: string; limit?: number }): Promise<QuarantineEntry[]> {
+export async function listQuarantine(db: Database, filter: { jobName: string; runKey?: string; limit?: number; offset?: number }): Promise<QuarantineEntry[]> {
   const query = db.knex('quarantine').where({ job_name: filter.jobName }).orderBy([{ column: 'run_key' }, { column: 'line' }, { column: 'id' }]).limit(filter.limit ?? DEFAULT_QUARANTINE_LIMIT);
+  if (filter.offset) query.offset(filter.offset);
   if (filter.runKey !== undefined) query.where({ run_key: filter.runKey });
   const rows = (await query) as Record<string, unknown>[];
   return rows.map((r) => ({

@@ -162,12 +162,44 @@ export async function completeReviewedJobRun(db: Database, args: { jobName: stri
 /**
  * The run history, newest run key first within each job: every job, one job, or one run key.
  * @param filter.limit the most rows. @defaultValue 50
+ * @param filter.offset rows skipped first, for a page after the first. @defaultValue 0
  */
-export async function listJobRuns(db: Database, filter: { jobName?: string; runKey?: string; limit?: number } = {}): Promise<JobRun[]> {
+export async function listJobRuns(db: Database, filter: { jobName?: string; runKey?: string; limit?: number; offset?: number } = {}): Promise<JobRun[]> {
   const query = db.knex<JobRunRow>('job_runs').orderBy([{ column: 'job_name' }, { column: 'run_key', order: 'desc' }]).limit(filter.limit ?? 50);
+  if (filter.offset) query.offset(filter.offset);
   if (filter.jobName !== undefined) query.where({ job_name: filter.jobName });
   if (filter.runKey !== undefined) query.where({ run_key: filter.runKey });
   return ((await query) as JobRunRow[]).map((row) => toJobRun(db, row));
+}
+
+/**
+ * A job's business-date run keys from `from` to `to` (`YYYY-MM-DD`, both included), oldest
+ * first; file run keys are left out. At most one row per date, so a window bounds the rows.
+ */
+export async function listJobRunsBetween(db: Database, args: { jobName: string; from: string; to: string }): Promise<JobRun[]> {
+  const rows = (await db.knex<JobRunRow>('job_runs')
+    .where({ job_name: args.jobName })
+    .whereBetween('run_key', [args.from, args.to])
+    .whereNot('run_key', 'like', 'file:%')
+    .orderBy('run_key')) as JobRunRow[];
+  return rows.map((row) => toJobRun(db, row));
+}
+
+/** The runs whose latest attempt is `started` (running, or dead: see `runLiveness`), every job, oldest first. */
+export async function listStartedJobRuns(db: Database): Promise<JobRun[]> {
+  const rows = (await db.knex<JobRunRow>('job_runs').where({ status: 'started' }).orderBy('started_at')) as JobRunRow[];
+  return rows.map((row) => toJobRun(db, row));
+}
+
+/** The oldest and newest business-date run keys of a job in any status (file run keys are ignored); undefined without any. */
+export async function runDateRange(db: Database, jobName: string): Promise<{ first: string; last: string } | undefined> {
+  const row = (await db.knex('job_runs')
+    .where({ job_name: jobName })
+    .whereNot('run_key', 'like', 'file:%')
+    .min({ first: 'run_key' })
+    .max({ last: 'run_key' })
+    .first()) as { first: string | null; last: string | null } | undefined;
+  return row?.first && row.last ? { first: row.first, last: row.last } : undefined;
 }
 
 /** The newest `completed` business-date run key of a job, if any (file run keys are ignored). */
@@ -183,4 +215,9 @@ export async function lastCompletedDate(db: Database, jobName: string): Promise<
 /** Refreshes `heartbeat_at` of a running attempt, while it is the row's latest and `started`. */
 export async function touchJobRunHeartbeat(db: Database, attempt: JobRunAttempt, nowIso: string): Promise<void> {
   await db.knex('job_runs').where(liveAttempt(attempt)).update({ heartbeat_at: db.adapter.toDriverValue(INSTANT, nowIso) });
+}
+
+/** The names of the jobs with runs recorded, in name order. */
+export async function listJobNames(db: Database): Promise<string[]> {
+  return ((await db.knex('job_runs').distinct('job_name').orderBy('job_name')) as { job_name: string }[]).map((r) => r.job_name);
 }

@@ -8,7 +8,11 @@ import type { JobRun } from './job-run.ts';
  * longer than `staleMs` (the lease), or, on a server database, the pipeline's app lock is free, so
  * no process holds it for this run (the server frees a session lock when its session ends).
  */
-export type RunLiveness = { readonly state: 'finished' | 'running' } | { readonly state: 'dead'; readonly why: string };
+export type RunLiveness =
+  | { readonly state: 'finished' }
+  /** `holder`: who holds the app lock, as the server names it (server databases; undefined on SQLite). */
+  | { readonly state: 'running'; readonly holder?: string }
+  | { readonly state: 'dead'; readonly why: string };
 
 /**
  * The {@link RunLiveness} of a run. On a server database a `started` run with a fresh heartbeat
@@ -24,7 +28,7 @@ export async function runLiveness(db: Database, run: JobRun, nowMs: number, stal
   if (silentMs > staleMs) return { state: 'dead', why: `no heartbeat for ${Math.round(silentMs / 1000)} s` };
   if (!db.adapter.appLockEndsWithSession) return { state: 'running' };
   const attempt = await db.adapter.tryAcquireAppLock(db.knex, { name: appLockName(run.jobName), owner: 'idem status (checking whether a run is alive)', leaseMs: 1000 });
-  if (!attempt.acquired) return { state: 'running' };
+  if (!attempt.acquired) return { state: 'running', holder: attempt.holder };
   await attempt.lock.release();
   return { state: 'dead', why: 'its app lock is free: no process holds it' };
 }

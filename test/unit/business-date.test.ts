@@ -27,6 +27,6 @@ describe('small pure pieces', () => {
   it('Failpoints rejects unknown points and actions', () => {
     expect(() => new Failpoints('mid-stage=kill,after-stage=sleep:10')).not.toThrow();
     expect(() => new Failpoints('mid-nowhere=kill')).toThrow('IDEM_FAILPOINTS names an unknown point "mid-nowhere"');
-    expect(() => new Failpoints('mid-stage=explode')).toThrow('must be kill, fail or sleep:<ms> (got "explode")');
+    expect(() => new Failpoints('mid-stage=explode')).toThrow('must be kill, fail, sleep:<ms> or wait:<file> (got "explode")');
   });
 });

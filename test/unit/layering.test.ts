@@ -11,7 +11,7 @@ import { PROJECT_DIR } from '../helpers/run-cli.ts';
  */
 const LAYERS: readonly { readonly name: string; readonly folders: readonly string[] }[] = [
   { name: 'command line', folders: ['cli'] },
-  { name: 'use cases', folders: ['prove', 'runner', 'retention', 'check', 'scaffold', 'testing'] },
+  { name: 'use cases', folders: ['prove', 'runner', 'retention', 'check', 'scaffold', 'testing', 'ui'] },
   { name: 'stages', folders: ['post', 'upsert', 'stage', 'quarantine', 'migration'] },
   { name: 'domain', folders: ['pipeline', 'ledger', 'runs', 'source'] },
   { name: 'infrastructure', folders: ['db', 'dialect', 'config', 'destination', 'http', 'child-process', 'heartbeat', 'progress', 'logging', 'telemetry', 'project', 'sandbox'] },
