@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { UsageError } from '../errors/usage-error.ts';
 
 /** The first Node release that loads a `.ts` module with no flag (type stripping on by default). */
-export const TYPE_STRIPPING_NODE = '22.18';
+const TYPE_STRIPPING_NODE = '22.18';
 
 /**
  * Imports one of the project's own TypeScript modules (a pipeline, a migration, a stand-in). The
