@@ -113,7 +113,7 @@ function checkBuild() {
   const src = path.join(REPO, 'pipelines', 'online-retail-invoices.ts');
   const built = path.join(REPO, 'dist', 'pipelines', 'online-retail-invoices.js');
   if (!existsSync(built) || statSync(built).mtimeMs < statSync(src).mtimeMs) {
-    log('warning: dist/pipelines/online-retail-invoices.js is older than its source, so idem loads it through tsx (slower start-up): run npm run build');
+    log('warning: dist/pipelines/online-retail-invoices.js is older than its source, so idem loads its .ts source instead (slower start-up): run npm run build');
   }
 }
 

@@ -1,18 +1,36 @@
 #!/usr/bin/env node
-// The `idem` command: runs the build in dist/ (made by `npm ci` / `npm run build`).
+// The `idem` command: runs the build in dist/ (made by `npm run build`, `npm test` or `npm pack`).
 import { existsSync } from 'node:fs';
 import module from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 // The embedded default's driver, better-sqlite3 13, needs Node 22 or newer (package.json `engines`
-// says the same); an older Node would die in it with a segfault. `npx idem` and `npm run idem` put
-// node_modules/.bin first on PATH, so they run the Node that package.json pins as a devDependency.
+// says the same); an older Node would die in it with a segfault. In idem's own repository,
+// `npx idem` and `npm run idem` put node_modules/.bin first on PATH, so they run the Node that
+// package.json pins as a devDependency. A project of its own (the current directory's
+// package.json is another one) has no such Node unless it pins one the same way, and needs 22.18
+// or newer: idem loads its TypeScript modules with Node's type stripping
+// (src/project/import-project-module.ts).
 const MIN_NODE_MAJOR = 22;
 if (Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR) {
   process.stderr.write(
-    `idem: this is Node ${process.versions.node}, and idem runs on Node ${MIN_NODE_MAJOR} or newer; ` +
-      "run it as `npx idem …` or `npm run idem -- …`, which use the project's own Node from node_modules/.bin\n",
+    insideIdemRepository()
+      ? `idem: this is Node ${process.versions.node}, and idem runs on Node ${MIN_NODE_MAJOR} or newer; ` +
+          "run it as `npx idem …` or `npm run idem -- …`, which use the project's own Node from node_modules/.bin\n"
+      : `idem: this is Node ${process.versions.node}, and in a project of your own idem needs Node 22.18 or newer (it loads your TypeScript pipelines with Node's type stripping); ` +
+          'install one, or pin one in the project with `npm i -D node@24`, which `npx idem …` then runs on\n',
   );
   process.exit(2);
+}
+
+/** Whether the nearest package.json above the current directory is idem's own (this checkout's). */
+function insideIdemRepository() {
+  const idemDir = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+  for (let dir = process.cwd(); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir === idemDir;
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 // Node 22.1+ keeps V8's compiled code of every module between runs (in the OS temp dir, or
@@ -46,7 +64,7 @@ if (youngGenerationMb > 0 && !semiSpaceFlag.test(`${process.execArgv.join(' ')} 
 
 const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
-  process.stderr.write('idem: dist/ is missing; run `npm run build` (npm ci runs it for you)\n');
+  process.stderr.write('idem: dist/ is missing; run `npm run build`\n');
   process.exit(2);
 }
 // A reader that goes away (`idem status | head`) is not an error of idem's: stop writing quietly.

@@ -2,7 +2,7 @@
 // (`GET /products`), from the full UCI "Online Retail" data set split by day. Run once, by hand,
 // when the fixture must be rebuilt; nothing reads the data set at run time:
 //
-//   npx tsx scripts/derive-products-fixture.ts [BY_DAY_DIR]
+//   npm exec -- node scripts/derive-products-fixture.ts [BY_DAY_DIR]   (the pinned Node strips its types)
 //
 // BY_DAY_DIR defaults to ../shared/data/online-retail/by-day (next to the project directory).
 //
@@ -24,7 +24,7 @@ import { DateTime } from 'luxon';
 const HEADER = 'InvoiceNo,StockCode,Description,Quantity,InvoiceDate,UnitPrice,CustomerID,Country';
 
 const scriptDir = path.dirname(fileURLToPath(import.meta.url));
-// The project directory, whether this runs from scripts/ (tsx) or dist/scripts/ (the build).
+// The project directory, whether this runs from scripts/ (the source, through Node's type stripping) or dist/scripts/ (the build).
 const projectDir = path.resolve(scriptDir, path.basename(path.dirname(scriptDir)) === 'dist' ? '../..' : '..');
 const byDayDir = path.resolve(process.argv[2] ?? path.join(projectDir, '..', 'shared', 'data', 'online-retail', 'by-day'));
 const outFile = path.join(projectDir, 'fixtures', 'online-retail', 'products.json');

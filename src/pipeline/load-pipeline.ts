@@ -39,6 +39,8 @@ export async function loadPipeline(projectDir: string, name: string): Promise<Pi
   try {
     module = await importProjectModule(projectDir, file);
   } catch (error) {
+    // importProjectModule's own refusals (a Node that cannot load TypeScript, …) name the file.
+    if (error instanceof UsageError) throw error;
     // definePipeline validates at import time: its TypeError is a configuration error. The
     // error itself is kept as the cause, for its stack (the CLI prints it at LOG_LEVEL=debug).
     throw new UsageError(`pipelines/${name}.ts: ${(error as Error).message}`, { cause: error });
