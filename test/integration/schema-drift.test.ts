@@ -157,6 +157,54 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     expect(Number((await db.knex('job_runs').count({ n: '*' }))[0]!.n)).toBe(0);
   });
 
+  it('idem check on a database not migrated yet: checks the pipelines against the migration files, writes nothing, and its fix works', async () => {
+    project.writeMigration('20261202000000_create_prices', MIGRATION);
+    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    const clean = await cli(['check', 'prices']);
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).toBe('1 pipeline checked: no problems\n');
+    // It read the database and wrote nothing there: not even knex's migrations table.
+    expect(await db.adapter.readTableColumns(db.knex, 'knex_migrations')).toBeUndefined();
+
+    // A column the migration files do not add is drift there, with a fix that first migrates.
+    const noted = '{ price: column.decimal(10, 8), qty: column.integer(), note: column.text({ nullable: true }) }';
+    project.writePipeline('prices', pipelineSource(noted, "{ price: v.price, qty: Number(v.qty), note: v.note === '' ? null : v.note }"));
+    const drift = await cli(['check', 'prices']);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    const fix = 'fix: idem migrate, then idem migrate --make alter_prices';
+    expect(drift.stdout.split('\n')).toEqual([
+      `pipelines/prices.ts: schema drift: staging table stg_prices column note: the pipeline needs text null, the database has no such column (in the migration files; the database is not migrated yet); ${fix}`,
+      `pipelines/prices.ts: schema drift: target table prices column note: the pipeline needs text null, the database has no such column (in the migration files; the database is not migrated yet); ${fix}`,
+      '2 problems in 1 of 1 pipeline',
+      '',
+    ]);
+    expect(await db.adapter.readTableColumns(db.knex, 'knex_migrations')).toBeUndefined();
+    for (const args of [['migrate'], ['migrate', '--make', 'alter_prices'], ['migrate'], ['check', 'prices']]) {
+      const step = await cli(args);
+      expect(step.code, `${args.join(' ')}: ${step.stdout}${step.stderr}`).toBe(0);
+    }
+    expect(await findSchemaDrift(db, await loadPipeline(project.dir, 'prices'))).toEqual([]);
+  });
+
+  it('idem check on a database not migrated yet, with a migration that does not apply to SQLite: says to migrate first', async () => {
+    project.writeMigration('20261202000000_create_prices', MIGRATION);
+    project.writeMigration(
+      '20261202000001_server_only',
+      "import type { Knex } from 'knex';\nexport async function up(knex: Knex): Promise<void> {\n  if (knex.client.config.client === 'better-sqlite3') throw new Error('written for a database server');\n}\nexport async function down(): Promise<void> {}\n",
+    );
+    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    const refused = await cli(['check', 'prices']);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stdout).toMatch(/^pipelines\/prices\.ts: the database is not migrated \([1-9]\d* pending\)/m);
+    expect(refused.stdout).toContain('written for a database server');
+    expect(refused.stdout).toContain('run `idem migrate`, then idem check');
+    if (dialect !== 'sqlite') {
+      expect((await cli(['migrate'])).code).toBe(0);
+      const checked = await cli(['check', 'prices']);
+      expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    }
+  });
+
   it('migrate --make: an added column and a type change; make → migrate → run is clean and drift-free', async () => {
     await migrateAndRunClean();
     const changedColumns = '{ price: column.decimal(10, 8), qty: column.decimal(12, 2), note: column.text({ nullable: true }) }';
