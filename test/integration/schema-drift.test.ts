@@ -253,4 +253,40 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
     expect(summaryOf(rerun).counts.upsert).toMatchObject({ inserted: 0, updated: 0 });
   });
+  it('migrate --make for a new NOT NULL column on a table with rows: add nullable, fill, set NOT NULL; refused before any change while fill is unset', async () => {
+    await migrateAndRunClean();
+    const regioned = "{ price: column.decimal(10, 8), qty: column.integer(), region: column.text({ maxLength: 10 }) }";
+    project.writePipeline('prices', pipelineSource(regioned, "{ price: v.price, qty: Number(v.qty), region: v.note === '' ? 'none' : v.note }"));
+    const made = await cli(['migrate', '--make', 'add_region']);
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    const file = path.join(project.dir, 'migrations', readdirSync(path.join(project.dir, 'migrations')).find((name) => name.endsWith('_add_region.ts'))!);
+    const source = readFileSync(file, 'utf8');
+    for (const table of ['stg_prices', 'prices']) {
+      expect(source).toContain(`await idem.alterColumns('${table}', {\n    add: {\n      region: column.text({ maxLength: 10 }),\n    },\n`);
+    }
+    expect(source.match(/ {4}fill: \{\n {6}region: undefined,\n {4}\},/g)).toHaveLength(2);
+
+    // As written: the target has rows and no value for them, so nothing changes, on MySQL too.
+    const refused = await cli(['migrate']);
+    expect(refused.code, refused.stdout + refused.stderr).not.toBe(0);
+    expect(refused.stderr).toContain('table prices has rows, and the new NOT NULL column region has no value for them');
+    expect((await db.adapter.readTableColumns(db.knex, 'prices'))!.map((c) => c.name)).not.toContain('region');
+    expect((await db.adapter.readTableColumns(db.knex, 'stg_prices'))!.map((c) => c.name)).not.toContain('region');
+
+    // With a value: the three steps on a table with rows, then NOT NULL in the catalog.
+    writeFileSync(file, source.replaceAll('region: undefined,', "region: 'unknown',"));
+    const migrated = await cli(['migrate']);
+    expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
+    expect(await findSchemaDrift(db, await loadPipeline(project.dir, 'prices'))).toEqual([]);
+    expect((await db.adapter.readTableColumns(db.knex, 'prices'))!.find((c) => c.name === 'region')).toMatchObject({ nullable: false });
+    expect(await db.knex('prices').select('source_reference', 'region').orderBy('source_reference')).toEqual([
+      { source_reference: 'A', region: 'unknown' },
+      { source_reference: 'B', region: 'unknown' },
+      { source_reference: 'C', region: 'unknown' },
+    ]);
+    const run = await cli(['run', 'prices', '--date', DAY, '--force']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(summaryOf(run).counts.upsert).toMatchObject({ inserted: 0, updated: 3 });
+    expect(await db.knex('prices').orderBy('source_reference').pluck('region')).toEqual(['first', 'none', 'third']);
+  });
 });
