@@ -18,6 +18,7 @@ import type { JobRunAttempt } from '../runs/job-run.ts';
 import { findJobRun, finishJobRun, startJobRun } from '../runs/job-runs-queries.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
+import { keepJobRunAlive } from './run-locked-attempt.ts';
 import { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
@@ -113,6 +114,7 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
   const now = isoClock(ctx);
   const runKey = run.runRequest.runKey.value;
   let attempt: JobRunAttempt | undefined;
+  let stopHeartbeat = (): void => undefined;
   try {
     const earlier = await findJobRun(db, request.pipeline.name, runKey);
     if (earlier?.status === 'completed' && !request.force) return { outcome: 'noop', message: 'this repost already completed: nothing sent (--force reposts again)' };
@@ -126,6 +128,7 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
     });
     attempt = { id: jobRun.id, attempt: jobRun.attempts };
     await run.report.attemptStarted(jobRun.attempts);
+    stopHeartbeat = keepJobRunAlive(db, attempt, ctx.config.heartbeatMs, now, run.report.log);
     run.report.counts.repost = { destination: request.destination, ...(enqueued === undefined ? { resumed: true } : { enqueued }) };
     run.report.log.info({ stage: 'repost', ...run.report.counts.repost }, enqueued === undefined ? 'resuming the repost an earlier attempt enqueued' : `enqueued ${enqueued} posted record(s) to send again`);
     const { runPostPhase } = await import('./run-post-phase.ts');
@@ -139,6 +142,7 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
     }
     throw error;
   } finally {
+    stopHeartbeat();
     await run.lock.release();
   }
 }
