@@ -6,6 +6,7 @@ import type { PipelineDefinitionError } from '../pipeline/pipeline-definition-er
 import type { CheckContext } from './check-context.ts';
 import type { PipelineCheck } from './pipeline-check.ts';
 import { PIPELINE_CHECKS } from './pipeline-checks.ts';
+import { lazySchemaDatabase } from './schema-database.ts';
 
 /** One problem `idem check` found. */
 export interface CheckProblem {
@@ -29,7 +30,9 @@ export async function checkPipelines(config: ResolvedConfig, names: readonly str
   const unknown = checked.filter((name) => !known.includes(name));
   if (unknown.length > 0) await loadPipeline(projectDir, unknown[0]!); // throws the unknown-pipeline error
   let db: Promise<Database> | undefined;
-  const ctx: CheckContext = { config, database: () => (db ??= openDatabase(config)) };
+  const database = (): Promise<Database> => (db ??= openDatabase(config));
+  const schema = lazySchemaDatabase(config, database);
+  const ctx: CheckContext = { config, database, schemaDatabase: schema.get };
   const problems: CheckProblem[] = [];
   try {
     for (const name of checked) {
@@ -50,6 +53,7 @@ export async function checkPipelines(config: ResolvedConfig, names: readonly str
       }
     }
   } finally {
+    await schema.close();
     if (db) await (await db).close();
   }
   return { checked, problems };

@@ -18,16 +18,26 @@ function describeDifference(difference: SchemaDifference): string {
 }
 
 /**
- * The pipeline's `columns` against its live staging and target tables (`findSchemaDrift`, the
- * check `idem run` makes before any write): one line per difference, each ending with the
- * command that fixes it. Opens the configured database; `idem check --no-database` skips it.
+ * The pipeline's `columns` against its staging and target tables (`findSchemaDrift`, the check
+ * `idem run` makes before any write): one line per difference, each ending with the command that
+ * fixes it. On a migrated database, against its live tables. On one with migrations pending (a
+ * fresh database in CI), against the tables the migration files make (applied to a throwaway
+ * SQLite database, see `SchemaDatabase`): a missing or different migration is found there, and
+ * the fix first migrates. When the files do not apply to SQLite, one line says the database is
+ * not migrated. Opens the configured database; `idem check --no-database` skips it.
  */
 export const checkSchemaDrift: PipelineCheck = {
   name: 'columns against the database',
   needsDatabase: true,
-  async check(pipeline, { database }) {
-    const differences = await findSchemaDrift(await database(), pipeline);
-    const fix = `fix: idem migrate --make ${suggestedMigrationName(differences)}`;
-    return differences.map((difference) => `schema drift: ${describeDifference(difference)}; ${fix}`);
+  async check(pipeline, { schemaDatabase }) {
+    const schema = await schemaDatabase();
+    if (schema.kind === 'none') {
+      return [`the database is not migrated (${schema.pending.length} pending), and the migration files do not apply to a scratch SQLite database to check against (${schema.error}); run \`idem migrate\`, then idem check`];
+    }
+    const differences = await findSchemaDrift(schema.db, pipeline);
+    const make = `idem migrate --make ${suggestedMigrationName(differences)}`;
+    const fix = schema.kind === 'configured' ? `fix: ${make}` : `fix: idem migrate, then ${make}`;
+    const against = schema.kind === 'configured' ? '' : ' (in the migration files; the database is not migrated yet)';
+    return differences.map((difference) => `schema drift: ${describeDifference(difference)}${against}; ${fix}`);
   },
 };

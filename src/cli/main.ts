@@ -120,6 +120,21 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     });
 
   program
+    .command('repost')
+    .description("send a destination's posted records again after a fix to its request(), through the ledger and its strategy, exactly once")
+    .argument('<pipeline>', 'pipeline name')
+    .requiredOption('--destination <name>', 'the destination to send them to again')
+    .option('--since <YYYY-MM-DD>', "only records posted on or after this date (in the pipeline's time zone)")
+    .option('--reference <ref>', 'only the record with this source reference')
+    .option('--dry-run', 'list the records it would send; send nothing')
+    .option('--force', 'repost again a repost that completed (after another fix)')
+    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
+    .action(async (name: string, options) => {
+      const { repostCommand } = await import('./commands/repost-command.ts');
+      outcome = await repostCommand(name, options);
+    });
+
+  program
     .command('quarantine')
     .description('list quarantined rows, or replay them after a fix')
     .argument('<pipeline>', 'pipeline name')

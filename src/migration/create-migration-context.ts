@@ -37,13 +37,26 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
         t.unique(['source_system', 'source_reference'], { indexName: `${target}_key_uq` });
       });
     },
-    async alterColumns(table, { add = {}, alter = {}, drop = [] }) {
+    async alterColumns(table, { add = {}, alter = {}, drop = [], fill = {} }) {
       const notNullAdded = Object.entries(add).filter(([, spec]) => !spec.nullable);
+      const strays = Object.keys(fill).filter((name) => !notNullAdded.some(([added]) => added === name));
+      if (strays.length > 0) throw new Error(`alterColumns('${table}'): fill names ${strays.join(', ')}, which this call does not add as NOT NULL columns`);
+      // Refused before any change (MySQL commits each ALTER at once): nothing to undo by hand.
+      const unfilled = notNullAdded.filter(([name]) => fill[name] === undefined).map(([name]) => name);
+      if (unfilled.length > 0 && (await knex(table).select(knex.raw('1 as one')).limit(1)).length > 0) {
+        throw new Error(
+          `table ${table} has rows, and the new NOT NULL column${unfilled.length > 1 ? 's' : ''} ${unfilled.join(', ')} ${unfilled.length > 1 ? 'have' : 'has'} no value for them: ` +
+            "set one in this migration's `fill` (a canonical value of the column's type), or declare the column nullable",
+        );
+      }
       await knex.schema.alterTable(table, (t) => {
         // Added nullable first: SQLite refuses to add a NOT NULL column without a default.
         for (const [name, spec] of Object.entries(add)) adapter.addColumn(t, name, { ...spec, nullable: true });
         if (drop.length > 0) t.dropColumns(...drop);
       });
+      for (const [name, spec] of notNullAdded) {
+        if (fill[name] !== undefined) await knex(table).whereNull(name).update({ [name]: adapter.toDriverValue(spec, fill[name]) as Knex.Value });
+      }
       const altered = [...notNullAdded, ...Object.entries(alter)];
       if (altered.length === 0) return;
       await knex.schema.alterTable(table, (t) => {

@@ -54,7 +54,10 @@ function pipelineStatements(pipeline: PipelineDefinition, differences: readonly 
   if (framework) throw new UsageError(`table ${framework.table} lacks idem's column ${framework.column}; it was not created by createPipelineTables: fix it by hand`);
   const up: string[] = [];
   const down: string[] = [];
-  for (const table of [staging, target]) {
+  // The target first: it is the table that holds rows (staging is emptied after every run), so a
+  // NOT NULL column without its `fill` is refused there before anything changed (MySQL commits
+  // each ALTER at once).
+  for (const table of [target, staging]) {
     const mine = differences.filter((difference) => difference.table === table);
     if (mine.length === 0) continue;
     const add = mine.filter((d) => d.kind === 'missing-column').map((d) => [d.column!, d.declared!] as const);
@@ -64,6 +67,14 @@ function pipelineStatements(pipeline: PipelineDefinition, differences: readonly 
     if (add.length > 0) parts.push(`    add: ${specsSource(add, '    ')},`);
     if (alter.length > 0) parts.push(`    alter: ${specsSource(alter, '    ')},`);
     if (drop.length > 0) parts.push(`    drop: [${drop.map((name) => `'${name}'`).join(', ')}],`);
+    const notNull = add.filter(([, spec]) => !spec.nullable).map(([name]) => name);
+    if (notNull.length > 0) {
+      parts.push(
+        "    // The value of each new NOT NULL column in the rows already in the table (a canonical value of its\n" +
+          '    // type): added nullable, filled, then made NOT NULL. Left undefined, a table with rows is refused.\n' +
+          `    fill: {\n${notNull.map((name) => `      ${name}: undefined,`).join('\n')}\n    },`,
+      );
+    }
     up.push(`await idem.alterColumns('${table}', {\n${parts.join('\n')}\n  });`);
     if (add.length > 0) down.push(`await idem.alterColumns('${table}', { drop: [${add.map(([name]) => `'${name}'`).join(', ')}] });`);
   }
@@ -86,7 +97,7 @@ export function migrationSource(pipelines: readonly PipelineDefinition[], differ
   const drops = differences.some((difference) => difference.kind === 'extra-column');
   const table = formatSchemaDrift(differences).trimEnd().split('\n').map((line) => ` *   ${line}`.trimEnd()).join('\n');
   const notes = [
-    addsNotNull ? ' * - A NOT NULL column is added as nullable, then made NOT NULL: on a table with rows that fails until the rows\n *   have a value (set one in `up` between the two, or declare the column nullable).' : '',
+    addsNotNull ? ' * - A new NOT NULL column is added nullable, filled with its `fill` value, then made NOT NULL. Set `fill` for a\n *   table with rows (the migration refuses it otherwise, before changing anything), or declare the column nullable.' : '',
     drops ? ' * - Dropped columns lose their values. Remove the drop if the column should stay.' : '',
     altersTypes ? ' * - A type change converts the stored values the database\'s way; `down` does not change them back.' : '',
   ].filter(Boolean);

@@ -13,8 +13,19 @@ export interface PipelineTablesSpec {
  * with the type that holds the spec's canonical value exactly on the dialect.
  */
 export interface ColumnChanges {
-  /** Columns to add. A NOT NULL one is added nullable, then made NOT NULL: that fails while any row has no value. */
+  /**
+   * Columns to add. A NOT NULL one takes three steps, on every dialect: added nullable, filled
+   * with its `fill` value where the rows have none, then made NOT NULL.
+   */
   readonly add?: ColumnSpecs;
+  /**
+   * The value each row already in the table gets in a NOT NULL column of `add` (a canonical
+   * value of its type, as `toRecords` gives it: `'0.00'` for a decimal with scale 2). One left
+   * out or `undefined` is refused before anything changes when the table has rows (an empty
+   * table needs none). Naming a column `add` does not add as NOT NULL is an error.
+   * @defaultValue none
+   */
+  readonly fill?: Readonly<Record<string, unknown>>;
   /** Columns whose type or nullability changes to the spec (converting the values the database's way). */
   readonly alter?: ColumnSpecs;
   /** Columns to drop, with their values. */

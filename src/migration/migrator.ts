@@ -108,6 +108,18 @@ async function allApplied(db: Database, projectDir: string): Promise<boolean> {
 }
 
 /**
+ * The migration files not yet applied to the database (every one, when it has no migrations
+ * table). Reads only: unlike knex's own listing, it never creates the migrations table.
+ * @returns their names in order; `[]` when every file is applied.
+ */
+export async function pendingMigrations(db: Database, projectDir: string): Promise<string[]> {
+  const files = await migrationSource(db, projectDir).getMigrations();
+  if (!(await db.adapter.readTableColumns(db.knex, MIGRATIONS_TABLE))) return files;
+  const applied = new Set((await db.knex(MIGRATIONS_TABLE).select<{ name: string }[]>('name')).map((row) => row.name));
+  return files.filter((name) => !applied.has(name));
+}
+
+/**
  * Refuses to work against a database with pending migrations.
  * @throws NotMigratedError naming the pending migrations and the command to run.
  */

@@ -1,5 +1,6 @@
 import { runIdemChild } from '../child-process/start-idem-child.ts';
 import { EXIT_CODES } from '../outcome/outcome.ts';
+import { checkRequestBodies } from './check-request-bodies.ts';
 import { compareTargetSnapshots } from './compare-target-snapshots.ts';
 import { describeChildEnd } from './describe-child-end.ts';
 import { standInModulePath } from '../project/load-stand-in-handlers.ts';
@@ -13,7 +14,7 @@ import { timeCheck } from './time-check.ts';
 
 /** What the checks on the first database found. */
 export interface CleanRunChecks {
-  /** `clean run`, then (when it passed) `second run is a no-op`: the first lines of the table. */
+  /** `clean run`, then (when it passed) `second run is a no-op` and, with destinations, `request bodies`: the first lines of the table. */
   readonly first: readonly ProveCheck[];
   /** `--force rerun`, the table's last line; undefined when the clean run failed. */
   readonly force: ProveCheck | undefined;
@@ -37,8 +38,9 @@ export async function checkCleanRuns(target: ProveTarget, onCheck?: (check: Prov
     if (!reference) return { first: [clean], force: undefined, reference };
     const ref = reference;
     const noop = await timeCheck('second run is a no-op', () => secondRun(c, ref), onCheck);
+    const bodies = c.pipeline.destinations.length > 0 ? [await timeCheck('request bodies', () => checkRequestBodies(c), onCheck)] : [];
     const force = await timeCheck('--force rerun', () => forceRerun(c, ref), onCheck);
-    return { first: [clean, noop], force, reference };
+    return { first: [clean, noop, ...bodies], force, reference };
   });
 }
 

@@ -23,7 +23,9 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
  * throwaway databases and in-process stand-ins for its destinations, and checks that it is safe to
  * run twice:
  * 1. a clean run (the reference rows and remote records);
- * 2. the same run again is a no-op that sends nothing;
+ * 2. the same run again is a no-op that sends nothing; each destination's request bodies, for a
+ *    create and an update of every record, hold no `undefined` field and pass the stand-in's
+ *    description where it has one (see `checkRequestBodies`);
  * 3. SIGKILL at each failpoint, then a rerun: the same rows, each record once at each destination,
  *    `job_runs` completed with 2 attempts, no staging rows and no lock left (a failpoint the run
  *    never reaches fails its check);

@@ -20,7 +20,7 @@ import type { RunCounts } from './run-stages.ts';
  * Writes the `job_runs` heartbeat every `everyMs` until the returned function is called, so
  * `idem status` can tell a live run from a stuck one. A failed write is logged, never thrown.
  */
-function keepJobRunAlive(db: Database, attempt: JobRunAttempt, everyMs: number, now: () => string, log: Logger): () => void {
+export function keepJobRunAlive(db: Database, attempt: JobRunAttempt, everyMs: number, now: () => string, log: Logger): () => void {
   const timer = setInterval(() => {
     touchJobRunHeartbeat(db, attempt, now()).catch((error: Error) => log.warn({ err: error }, 'heartbeat not written'));
   }, everyMs);

@@ -40,6 +40,7 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     const table = proveTable(result.stdout);
     expect(table.get('clean run')).toEqual(['pass', 'rows 143, remote 143 once, requests 143']);
     expect(table.get('second run is a no-op')).toEqual(['pass', 'noop, rows 143 = 143, requests 0']);
+    expect(table.get('request bodies')).toEqual(['pass', "bodies 286 (create and update), no undefined field, valid for idem's sandbox"]);
     for (const check of FAILPOINT_CHECKS) expect([check, ...table.get(check)!]).toEqual([check, 'pass', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
     const postKills = [...table.keys()].filter((check) => /^kill after POST \d+ of 143, rerun$/.test(check));
     expect(postKills).toHaveLength(3);
@@ -49,8 +50,8 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(table.get('paused past its lease at POST 48 of 143, another run')).toEqual(['pass', 'exit 1 + 0, rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
     expect(table.get('gateway 504 after apply')).toEqual(['pass', '504 after apply: exit 0, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free']);
     expect(table.get('--force rerun')).toEqual(['pass', 'inserted 0, updated 0, requests 0, rows 143 = 143']);
-    expect(table.size).toBe(17);
-    expect(result.stdout).toMatch(/\npassed: 17 checks\n$/);
+    expect(table.size).toBe(18);
+    expect(result.stdout).toMatch(/\npassed: 18 checks\n$/);
   });
 
   // The deployment overrides the strategy; the stand-ins honour no key the run does not send.
@@ -65,7 +66,7 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
       'pass',
       `504 after apply: exit ${strategy === 'mark-before-send' ? '3, review: 1 marked posted, 0 retried' : '0'}, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free`,
     ]);
-    expect(result.stdout).toMatch(/\npassed: 17 checks\n$/);
+    expect(result.stdout).toMatch(/\npassed: 18 checks\n$/);
   });
 
   it.concurrent('a pipeline whose idempotency key comes from the clock fails, caught by the kills during post', { timeout: PROOF_TIMEOUT_MS }, async () => {
@@ -73,7 +74,7 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(result.code, result.stdout + result.stderr).toBe(1);
     const table = proveTable(result.stdout);
     // Crashes before the post stage, and runs that are not interrupted mid-post, cannot see it.
-    for (const check of ['clean run', 'second run is a no-op', ...FAILPOINT_CHECKS, 'two runs at once', 'gateway 504 after apply', '--force rerun']) {
+    for (const check of ['clean run', 'second run is a no-op', 'request bodies', ...FAILPOINT_CHECKS, 'two runs at once', 'gateway 504 after apply', '--force rerun']) {
       expect([check, table.get(check)?.[0]]).toEqual([check, 'pass']);
     }
     const postKills = [...table.entries()].filter(([check]) => /^kill after POST \d+ of 143, rerun$/.test(check));
@@ -85,7 +86,7 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     }
     // A run stopped past its lease is taken over the same way: the other run resends what it had in flight.
     expect(table.get('paused past its lease at POST 48 of 143, another run')?.[0]).toBe('fail');
-    expect(result.stdout).toMatch(/\nFAILED: 4 of 17 checks\n$/);
+    expect(result.stdout).toMatch(/\nFAILED: 4 of 18 checks\n$/);
   });
 
   it.concurrent('a failpoint the run never reaches fails its check: a catalogue API emptied after the clean run', { timeout: PROOF_TIMEOUT_MS }, async () => {

@@ -113,6 +113,7 @@ describe('idem prove on a destination that is not the sandbox', () => {
     const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1'], env, { cwd: dir });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^clean run +pass +rows 3, remote 3 once, requests 6$/m);
+    expect(result.stdout).toMatch(/^request bodies +pass +bodies 6 \(create and update\), no undefined field$/m);
     expect(result.stdout).toMatch(/\npassed: \d+ checks\n$/);
 
     const kit = await startPipelineTest({ pipeline: 'cars', projectDir: dir, databaseUrl: 'sqlite:' });
@@ -127,6 +128,25 @@ describe('idem prove on a destination that is not the sandbox', () => {
     } finally {
       await kit.close();
     }
+  });
+
+  it('fails the request bodies check on a field an update would send undefined, which the runs themselves never send', { timeout: 600_000 }, async () => {
+    const { dir, file, env } = carsProject(true);
+    // The create is right; the update (a changed car) reads a name the row does not have.
+    const typo = PIPELINE.replace(
+      "request: (row) => ({ method: 'POST', path: '/cars', body: { name: row.sourceReference, hp: row.values.hp, version: row.version } }),",
+      "request: (row) => ({ method: row.remoteReference ? 'PUT' : 'POST', path: row.remoteReference ? '/cars/' + row.remoteReference : '/cars', body: { name: row.sourceReference, hp: row.remoteReference ? (row.values as Record<string, unknown>).horsepowr : row.values.hp, version: row.version } }),",
+    );
+    expect(typo).not.toBe(PIPELINE);
+    writeFileSync(path.join(dir, 'pipelines', 'cars.ts'), typo);
+    const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1'], env, { cwd: dir });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(result.stdout).toMatch(/^clean run +pass +rows 3, remote 3 once, requests 6$/m);
+    const line = result.stdout.split('\n').find((l) => l.startsWith('request bodies'));
+    expect(line, result.stdout).toBe(
+      'request bodies                                     fail    3 problem(s) in 6 bodies: buick skylark 320 (cars-api, update): body.hp is undefined; ' +
+        'chevrolet chevelle malibu (cars-api, update): body.hp is undefined; plymouth satellite (cars-api, update): body.hp is undefined',
+    );
   });
 
   it('proves an HTTP source pipeline against the source described in stand-ins/stations.ts, without IDEM_SOURCES', { timeout: 600_000 }, async () => {

@@ -157,6 +157,54 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     expect(Number((await db.knex('job_runs').count({ n: '*' }))[0]!.n)).toBe(0);
   });
 
+  it('idem check on a database not migrated yet: checks the pipelines against the migration files, writes nothing, and its fix works', async () => {
+    project.writeMigration('20261202000000_create_prices', MIGRATION);
+    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    const clean = await cli(['check', 'prices']);
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    expect(clean.stdout).toBe('1 pipeline checked: no problems\n');
+    // It read the database and wrote nothing there: not even knex's migrations table.
+    expect(await db.adapter.readTableColumns(db.knex, 'knex_migrations')).toBeUndefined();
+
+    // A column the migration files do not add is drift there, with a fix that first migrates.
+    const noted = '{ price: column.decimal(10, 8), qty: column.integer(), note: column.text({ nullable: true }) }';
+    project.writePipeline('prices', pipelineSource(noted, "{ price: v.price, qty: Number(v.qty), note: v.note === '' ? null : v.note }"));
+    const drift = await cli(['check', 'prices']);
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    const fix = 'fix: idem migrate, then idem migrate --make alter_prices';
+    expect(drift.stdout.split('\n')).toEqual([
+      `pipelines/prices.ts: schema drift: staging table stg_prices column note: the pipeline needs text null, the database has no such column (in the migration files; the database is not migrated yet); ${fix}`,
+      `pipelines/prices.ts: schema drift: target table prices column note: the pipeline needs text null, the database has no such column (in the migration files; the database is not migrated yet); ${fix}`,
+      '2 problems in 1 of 1 pipeline',
+      '',
+    ]);
+    expect(await db.adapter.readTableColumns(db.knex, 'knex_migrations')).toBeUndefined();
+    for (const args of [['migrate'], ['migrate', '--make', 'alter_prices'], ['migrate'], ['check', 'prices']]) {
+      const step = await cli(args);
+      expect(step.code, `${args.join(' ')}: ${step.stdout}${step.stderr}`).toBe(0);
+    }
+    expect(await findSchemaDrift(db, await loadPipeline(project.dir, 'prices'))).toEqual([]);
+  });
+
+  it('idem check on a database not migrated yet, with a migration that does not apply to SQLite: says to migrate first', async () => {
+    project.writeMigration('20261202000000_create_prices', MIGRATION);
+    project.writeMigration(
+      '20261202000001_server_only',
+      "import type { Knex } from 'knex';\nexport async function up(knex: Knex): Promise<void> {\n  if (knex.client.config.client === 'better-sqlite3') throw new Error('written for a database server');\n}\nexport async function down(): Promise<void> {}\n",
+    );
+    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    const refused = await cli(['check', 'prices']);
+    expect(refused.code, refused.stdout + refused.stderr).toBe(2);
+    expect(refused.stdout).toMatch(/^pipelines\/prices\.ts: the database is not migrated \([1-9]\d* pending\)/m);
+    expect(refused.stdout).toContain('written for a database server');
+    expect(refused.stdout).toContain('run `idem migrate`, then idem check');
+    if (dialect !== 'sqlite') {
+      expect((await cli(['migrate'])).code).toBe(0);
+      const checked = await cli(['check', 'prices']);
+      expect(checked.code, checked.stdout + checked.stderr).toBe(0);
+    }
+  });
+
   it('migrate --make: an added column and a type change; make → migrate → run is clean and drift-free', async () => {
     await migrateAndRunClean();
     const changedColumns = '{ price: column.decimal(10, 8), qty: column.decimal(12, 2), note: column.text({ nullable: true }) }';
@@ -204,5 +252,41 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     const rerun = await cli(['run', 'prices', '--date', DAY, '--force']);
     expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
     expect(summaryOf(rerun).counts.upsert).toMatchObject({ inserted: 0, updated: 0 });
+  });
+  it('migrate --make for a new NOT NULL column on a table with rows: add nullable, fill, set NOT NULL; refused before any change while fill is unset', async () => {
+    await migrateAndRunClean();
+    const regioned = "{ price: column.decimal(10, 8), qty: column.integer(), region: column.text({ maxLength: 10 }) }";
+    project.writePipeline('prices', pipelineSource(regioned, "{ price: v.price, qty: Number(v.qty), region: v.note === '' ? 'none' : v.note }"));
+    const made = await cli(['migrate', '--make', 'add_region']);
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    const file = path.join(project.dir, 'migrations', readdirSync(path.join(project.dir, 'migrations')).find((name) => name.endsWith('_add_region.ts'))!);
+    const source = readFileSync(file, 'utf8');
+    for (const table of ['stg_prices', 'prices']) {
+      expect(source).toContain(`await idem.alterColumns('${table}', {\n    add: {\n      region: column.text({ maxLength: 10 }),\n    },\n`);
+    }
+    expect(source.match(/ {4}fill: \{\n {6}region: undefined,\n {4}\},/g)).toHaveLength(2);
+
+    // As written: the target has rows and no value for them, so nothing changes, on MySQL too.
+    const refused = await cli(['migrate']);
+    expect(refused.code, refused.stdout + refused.stderr).not.toBe(0);
+    expect(refused.stderr).toContain('table prices has rows, and the new NOT NULL column region has no value for them');
+    expect((await db.adapter.readTableColumns(db.knex, 'prices'))!.map((c) => c.name)).not.toContain('region');
+    expect((await db.adapter.readTableColumns(db.knex, 'stg_prices'))!.map((c) => c.name)).not.toContain('region');
+
+    // With a value: the three steps on a table with rows, then NOT NULL in the catalog.
+    writeFileSync(file, source.replaceAll('region: undefined,', "region: 'unknown',"));
+    const migrated = await cli(['migrate']);
+    expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
+    expect(await findSchemaDrift(db, await loadPipeline(project.dir, 'prices'))).toEqual([]);
+    expect((await db.adapter.readTableColumns(db.knex, 'prices'))!.find((c) => c.name === 'region')).toMatchObject({ nullable: false });
+    expect(await db.knex('prices').select('source_reference', 'region').orderBy('source_reference')).toEqual([
+      { source_reference: 'A', region: 'unknown' },
+      { source_reference: 'B', region: 'unknown' },
+      { source_reference: 'C', region: 'unknown' },
+    ]);
+    const run = await cli(['run', 'prices', '--date', DAY, '--force']);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(summaryOf(run).counts.upsert).toMatchObject({ inserted: 0, updated: 3 });
+    expect(await db.knex('prices').orderBy('source_reference').pluck('region')).toEqual(['first', 'none', 'third']);
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { compareTargetSnapshots } from '../../src/prove/compare-target-snapshots.ts';
 import { formatProveReport } from '../../src/prove/format-prove-report.ts';
 import { seededRandom } from '../../src/prove/seeded-random.ts';
+import { undefinedFields } from '../../src/prove/check-request-bodies.ts';
+import { RawJson } from '../../src/http/raw-json.ts';
 
 describe('idem prove, the pure pieces', () => {
   it('seededRandom repeats its sequence for a seed, and differs between seeds', () => {
@@ -35,5 +37,13 @@ describe('idem prove, the pure pieces', () => {
         '',
       ].join('\n'),
     );
+  });
+});
+
+describe('undefinedFields: where a request body holds undefined (JSON would drop it)', () => {
+  it('names each path, nested objects and arrays included, and looks inside nothing else', () => {
+    expect(undefinedFields({ name: 'a', hp: undefined, lines: [{ price: '1.00' }, { price: undefined }], at: null })).toEqual(['body.hp', 'body.lines[1].price']);
+    expect(undefinedFields(undefined)).toEqual(['body']);
+    expect(undefinedFields({ name: 'a', when: new Date(0), lines: new RawJson('[{"price":null}]'), n: 0, empty: '' })).toEqual([]);
   });
 });

@@ -89,9 +89,14 @@ describe('idem migrate --make: the migration source', () => {
       qty: column.decimal(12, 2),
     },
     drop: ['old'],
+    // The value of each new NOT NULL column in the rows already in the table (a canonical value of its
+    // type): added nullable, filled, then made NOT NULL. Left undefined, a table with rows is refused.
+    fill: {
+      note: undefined,
+    },
   });`);
     expect(source).toContain("  await idem.alterColumns('prices', { drop: ['note'] });");
-    expect(source).toContain('A NOT NULL column is added as nullable, then made NOT NULL');
+    expect(source).toContain('A new NOT NULL column is added nullable, filled with its `fill` value, then made NOT NULL');
     expect(source).toContain('Dropped columns lose their values');
     expect(source).toContain("`down` does not change them back");
   });

@@ -10,6 +10,7 @@ import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
 import type { Database } from '../../db/database.ts';
 import { findJobRun } from '../../runs/job-runs-queries.ts';
+import { repostFlags } from '../../runner/repost-run.ts';
 
 /**
  * The `idem run` flag that names a run key again: `--date D`, or for a file run key `--file` with
@@ -22,11 +23,17 @@ async function runKeyFlag(db: Database, pipeline: string, runKey: string): Promi
   return `--file ${escapeControlCharacters(typeof source === 'string' ? source : runKey.slice('file:'.length, runKey.lastIndexOf('@sha256:')))}`;
 }
 
+/** The command that runs a run key again: `idem run …`, or `idem repost …` for a repost's. */
+async function rerunCommand(db: Database, pipeline: string, runKey: string): Promise<string> {
+  const repost = repostFlags(runKey);
+  return repost === undefined ? `idem run ${pipeline} ${await runKeyFlag(db, pipeline, runKey)}` : `idem repost ${pipeline} ${escapeControlCharacters(repost)}`;
+}
+
 async function formatReview(db: Database, pipeline: string, items: readonly LedgerItem[]): Promise<string> {
   if (items.length === 0) return `${pipeline}: no items in review or failed\n`;
   const transientKeys = [...new Set(items.filter((i) => i.status === 'failed' && i.failureKind === 'transient').map((i) => i.runKey))];
   const needCheck = items.some((i) => !(i.status === 'failed' && i.failureKind === 'transient'));
-  const reruns = await Promise.all(transientKeys.map(async (key) => `  idem run ${pipeline} ${await runKeyFlag(db, pipeline, key)}`));
+  const reruns = await Promise.all(transientKeys.map(async (key) => `  ${await rerunCommand(db, pipeline, key)}`));
   const rows = items.map((i) => [i.destination, i.sourceReference, i.failureKind ? `${i.status} (${i.failureKind})` : i.status, String(i.attempts), i.runKey, (i.lastError ?? '').slice(0, 80)]);
   return (
     formatTable(['destination', 'reference', 'status', 'attempts', 'run key', 'last error'], rows) +
@@ -61,7 +68,7 @@ export async function reviewCommand(name: string, options: { markPosted?: string
         process.stdout.write(`${item.sourceReference} marked posted at ${item.destination} as ${options.remoteRef}${runCompleted ? `; run ${item.runKey} is now completed` : ''}\n`);
       } else if (options.retry !== undefined) {
         const item = await retryReviewItem(db, { ...ref, reference: options.retry });
-        process.stdout.write(`${item.sourceReference} will be sent again; now run: idem run ${name} ${await runKeyFlag(db, name, item.runKey)}\n`);
+        process.stdout.write(`${item.sourceReference} will be sent again; now run: ${await rerunCommand(db, name, item.runKey)}\n`);
       } else {
         process.stdout.write(await formatReview(db, name, await selectItemsNeedingOperator(db, { jobName: name })));
       }

@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { pipeline } from '../../pipelines/online-retail-invoices.ts';
+import { describeEachDialect } from '../helpers/dialects.ts';
+import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
+import { runCli, runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { DESTINATION } from '../helpers/sandbox.ts';
+import { waitForAppLock } from '../helpers/wait-for-app-lock.ts';
+
+const INVOICES = 143;
+const REF = '536365';
+const REPOST = ['repost', pipeline.name, '--destination', DESTINATION];
+
+/** Each remote record's revision, by reference (1: created; one more per update applied). */
+function revisions(world: FaultWorld): Map<string, number> {
+  return new Map(world.sandbox.state.records().map((r) => [r.reference, r.revision]));
+}
+
+/** Damages one remote record as a wrong `request()` would have: its total replaced. */
+async function damage(world: FaultWorld, reference: string): Promise<void> {
+  const record = world.sandbox.state.records().find((r) => r.reference === reference)!;
+  const response = await fetch(`${world.sandbox.url}/invoices/${record.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ total: '0.01' }) });
+  expect(response.status).toBe(200);
+}
+
+describeEachDialect('idem repost: posted records sent again through the ledger, exactly once', (dialect) => {
+  describe.each(['idempotency-key', 'mark-before-send'] as const)('%s', (strategy) => {
+    it.concurrent('a reference, then every record with a kill in the middle: each record updated once per repost, a rerun sends nothing', async ({ task }) => {
+      const world = await openFaultWorld(dialect, task.name);
+      try {
+        world.sandbox.configure({ idempotencyKeys: strategy === 'idempotency-key' });
+        const env = world.env({ strategy });
+        const first = await runCli(['run', pipeline.name, '--date', '2010-12-01'], env);
+        expect(first.code, first.stdout + first.stderr).toBe(0);
+        const total = (await world.db.knex(pipeline.tables.target).where({ source_reference: REF }).first('total')) as { total: unknown };
+        const expectedTotal = String(world.db.adapter.fromDriverValue(pipeline.columns.total!, total.total));
+        await damage(world, REF);
+        expect(world.sandbox.state.records().find((r) => r.reference === REF)!.total).toBe('0.01');
+        const ledgerBefore = await world.db.knex('post_ledger').count({ n: '*' });
+
+        const planned = await runCli([...REPOST, '--reference', REF, '--dry-run'], env);
+        expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+        expect(planned.stdout).toBe(`1 posted record(s) of ${pipeline.name} would be sent again to ${DESTINATION}: ${REF}\n`);
+        expect(await world.db.knex('post_ledger').count({ n: '*' })).toEqual(ledgerBefore);
+        expect(world.sandbox.state.stats().updateRequests).toBe(1); // the damage only
+
+        const one = await runCli([...REPOST, '--reference', REF], env);
+        expect(one.code, one.stdout + one.stderr).toBe(0);
+        expect(summaryOf(one).counts.repost).toEqual({ destination: DESTINATION, enqueued: 1 });
+        const repaired = world.sandbox.state.records().find((r) => r.reference === REF)!;
+        expect(repaired).toMatchObject({ total: expectedTotal, revision: 3 });
+        expect(world.sandbox.state.stats()).toMatchObject({ records: INVOICES, postRequests: INVOICES, updateRequests: 2 });
+        const item = await world.db.knex('post_ledger').where({ run_key: `repost:${DESTINATION}:reference:${REF}` }).select('status', 'idempotency_key', 'remote_reference');
+        expect(item).toEqual([{ status: 'posted', idempotency_key: expect.stringMatching(/^idem-[0-9a-f]{40}#repost-1$/), remote_reference: repaired.id }]);
+
+        const again = await runCli([...REPOST, '--reference', REF], env);
+        expect(again.code, again.stdout + again.stderr).toBe(0);
+        expect(summaryOf(again).outcome).toBe('noop');
+        expect(world.sandbox.state.stats().updateRequests).toBe(2);
+
+        // Every record, killed as the 3rd PUT reaches the destination, then the same command again.
+        const child = startCli(REPOST, env);
+        let puts = 0;
+        let killedAt: string | null = null;
+        world.onRequest = (request) => {
+          if (request.method === 'PUT' && ++puts === 3) {
+            killedAt = request.reference;
+            child.child.kill('SIGKILL');
+          }
+        };
+        const killed = await child.done;
+        expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
+        world.onRequest = undefined;
+        await waitForAppLock(world.db, pipeline.name);
+        const resumed = await runCliWhenUnlocked(REPOST, env);
+        expect(summaryOf(resumed).counts.repost).toEqual({ destination: DESTINATION, resumed: true });
+        const byReference = revisions(world);
+        expect(world.sandbox.state.stats()).toMatchObject({ records: INVOICES, postRequests: INVOICES });
+        const items = (await world.db.knex('post_ledger').where({ run_key: `repost:${DESTINATION}:all` }).select('source_reference', 'status')) as { source_reference: string; status: string }[];
+        expect(items).toHaveLength(INVOICES);
+        if (strategy === 'idempotency-key') {
+          // The PUT in flight at the kill was sent again under its key: applied once.
+          expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+          expect(items.every((i) => i.status === 'posted')).toBe(true);
+          expect([...byReference].filter(([reference, revision]) => revision !== (reference === REF ? 4 : 2))).toEqual([]);
+        } else {
+          // The PUTs in flight at the kill (marked sending) are left to an operator, never sent again blind.
+          expect(resumed.code, resumed.stdout + resumed.stderr).toBe(3);
+          const review = items.filter((i) => i.status === 'review').map((i) => i.source_reference);
+          expect(review.length).toBeGreaterThanOrEqual(1);
+          expect(items.filter((i) => i.status === 'posted')).toHaveLength(INVOICES - review.length);
+          // Every other record updated exactly once by this repost; each one in review at most once.
+          const base = (reference: string): number => (reference === REF ? 3 : 1);
+          expect([...byReference].filter(([reference, revision]) => !review.includes(reference) && revision !== base(reference) + 1)).toEqual([]);
+          expect(review.filter((reference) => byReference.get(reference)! - base(reference) > 1)).toEqual([]);
+          expect(review).toContain(killedAt);
+        }
+        const updates = world.sandbox.state.stats().updateRequests;
+        const rerun = await runCli(REPOST, env);
+        expect(world.sandbox.state.stats().updateRequests).toBe(updates);
+        expect(rerun.code).toBe(strategy === 'idempotency-key' ? 0 : 3);
+        if (strategy === 'idempotency-key') expect(summaryOf(rerun).outcome).toBe('noop');
+        else {
+          // An operator who found the record not updated sends it again with the repost, as review says.
+          const retried = await runCli(['review', pipeline.name, '--retry', killedAt!], env);
+          expect(retried.stdout).toBe(`${killedAt} will be sent again; now run: idem repost ${pipeline.name} --destination ${DESTINATION}\n`);
+          const finished = await runCli(REPOST, env);
+          expect(world.sandbox.state.stats().updateRequests).toBe(updates + 1);
+          expect(finished.code).toBe((await world.db.knex('post_ledger').where({ status: 'review' }).count({ n: '*' }))[0]!.n == 0 ? 0 : 3);
+        }
+      } finally {
+        await world.close();
+      }
+    });
+  });
+
+  it('refuses what it cannot do: check-before-create (exit 2, why), an unknown destination (exit 2); a held lock exits 75', async ({ task }) => {
+    const world = await openFaultWorld(dialect, task.name);
+    try {
+      const first = await runCli(['run', pipeline.name, '--date', '2010-12-01'], world.env());
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const lookup = await runCli(REPOST, world.env({ strategy: 'check-before-create' }));
+      expect(lookup.code).toBe(2);
+      expect(lookup.stderr).toContain(`destination "${DESTINATION}" uses check-before-create: its look-up finds the record of this version already there, so a repost would send nothing`);
+      const unknown = await runCli(['repost', pipeline.name, '--destination', 'nowhere'], world.env());
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain(`pipeline ${pipeline.name} has no destination "nowhere" (it has: ${DESTINATION})`);
+      const both = await runCli([...REPOST, '--since', '2010-12-01', '--reference', REF], world.env());
+      expect(both.code).toBe(2);
+      expect(world.sandbox.state.stats().updateRequests).toBe(0);
+      // Held by a paused repost: another repost (or run) of the pipeline is told to retry later.
+      // A lease longer than the test: the paused holder keeps the lock on SQLite too.
+      const held = startCli([...REPOST, '--since', '2010-12-01'], { ...world.env(), IDEM_LOCK_LEASE_MS: '120000' });
+      const child = held.child;
+      const paused = new Promise<void>((resolve) => {
+        world.onRequest = (request) => {
+          if (request.method !== 'PUT') return;
+          world.onRequest = undefined;
+          child.kill('SIGSTOP');
+          resolve();
+        };
+      });
+      await paused;
+      const refused = await runCli(REPOST, world.env());
+      expect(refused.code).toBe(75);
+      child.kill('SIGCONT');
+      expect((await held.done).code).toBe(0);
+      expect(world.sandbox.state.stats()).toMatchObject({ updateRequests: INVOICES });
+    } finally {
+      await world.close();
+    }
+  });
+});
