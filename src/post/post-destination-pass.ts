@@ -78,6 +78,6 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
   const counts = tally.counts(destination.name, destination.strategy.name, Math.round(performance.now() - started));
   const { destination: _name, ...logged } = counts;
   // One info line per destination and process; a later pass that found nothing says so at debug.
-  log[tally.idle && !run.firstPass ? 'debug' : 'info'](logged, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
+  log[tally.idle && !run.firstPass ? 'debug' : 'info'](logged, `posted ${counts.posted} to ${destination.name}: ${counts.created} created, ${counts.updated} updated, ${counts.found} found already there (${counts.sent} sent, ${counts.failed} failed, ${counts.review} in review)`);
   return counts;
 }

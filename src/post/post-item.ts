@@ -21,8 +21,11 @@ export interface PostItemOutcome {
   readonly failureKind?: 'transient' | 'terminal';
   readonly httpStatus?: number;
   readonly error?: string;
-  /** The strategy's look-up found the record already there: nothing was created. */
-  readonly found?: boolean;
+  /**
+   * How a `posted` item got there: its create (`POST`) or its update (`PUT`, `PATCH`) was
+   * answered, or the strategy's look-up found the record already there, with nothing more sent.
+   */
+  readonly postedBy?: 'created' | 'updated' | 'found';
   /**
    * Failed, and a create it sent may still be applied by the destination (see
    * `LedgerChange.requestMayLand`; under check-before-create).
@@ -45,8 +48,8 @@ export interface PostItemContext {
    * @throws ClaimLostError, LockLostError
    */
   readonly assertMaySend: () => Promise<void>;
-  /** Called once, just before the item's first request (or look-up) goes out. */
-  readonly onFirstRequest?: () => void;
+  /** Called once, just before the item's first create or update request goes out (not for a look-up). */
+  readonly onFirstSend?: () => void;
   readonly onRetry?: (info: RetryInfo) => void;
   /** Injected in tests so long waits do not sleep. */
   readonly sleep?: (ms: number) => Promise<void>;
@@ -84,19 +87,12 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   const headers = { ...destination.headers, ...strategy.headers, ...request.headers };
   let attempts = 0;
   let found = false;
-  let requested = false;
+  let sent = false;
 
-  const send: typeof requestJson = (dispatcher, options) => {
-    if (!requested) {
-      requested = true;
-      ctx.onFirstRequest?.();
-    }
-    return requestJson(dispatcher, options);
-  };
   const sender: StrategySender = {
     lookUp: async () => {
       const lookup = definition.lookup!;
-      const response = await send(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers });
+      const response = await requestJson(agent, { method: 'GET', url: `${destination.url}${lookup.path(row)}`, headers: destination.headers });
       return lookup.find(response.body, row);
     },
     markSending: ctx.markSending,
@@ -110,8 +106,12 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       return existing;
     }
     await ctx.assertMaySend();
+    if (!sent) {
+      sent = true;
+      ctx.onFirstSend?.();
+    }
     try {
-      const response = await send(agent, { method: request.method, url: `${destination.url}${request.path}`, headers, body: request.body });
+      const response = await requestJson(agent, { method: request.method, url: `${destination.url}${request.path}`, headers, body: request.body });
       return definition.remoteReference(response.body, row);
     } catch (error) {
       strategy.sendFailed({ error, mayHaveApplied: requestMayHaveApplied(definition, error) });
@@ -126,7 +126,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       ...(ctx.onRetry ? { onRetry: ctx.onRetry } : {}),
       ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
     });
-    return { status: 'posted', attempts, remoteReference, ...(found ? { found } : {}) };
+    return { status: 'posted', attempts, remoteReference, postedBy: found ? 'found' : request.method === 'POST' ? 'created' : 'updated' };
   } catch (error) {
     // sendWithRetry wraps whatever an attempt throws; a lost right to send is not an HTTP failure.
     const lost = rightToSendLost(error);
