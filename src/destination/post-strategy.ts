@@ -1,7 +1,8 @@
 /**
  * How a destination is kept from creating a second remote record, or applying an update twice
  * (a changed record sent as an update of `PostedRow.remoteReference`; docs/architecture.md,
- * "Stage flow"). Each holds per content version, for a create and an update alike:
+ * "Stage flow"). Each is one module under `strategies/` behind `PostStrategyModule`, found by
+ * its name with `postStrategyOf`. Each holds per content version, for a create and an update alike:
  * - `idempotency-key`: every attempt, retry and rerun sends the same `Idempotency-Key` header
  *   (derived from the pipeline, the business key and the content version); the destination
  *   answers a repeat with the first response. An unknown outcome is retried with the same key.

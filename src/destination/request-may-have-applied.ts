@@ -4,7 +4,7 @@ import type { DestinationDefinition } from './destination-definition.ts';
 
 /**
  * Whether the destination may have applied a request (a create or an update) that failed with `error`, by what
- * the failure proves (the strategies decide what to do with it, see `postItem`):
+ * the failure proves (each strategy decides what to do with it, see `ItemPost.sendFailed`):
  * - never sent (connection refused, a connect timeout, a DNS failure, see `classifyHttpFailure`): no;
  * - a terminal error answer (a 4xx other than 408 and 429): no, the destination refused it;
  * - a transient error answer (408, 429, 5xx): no only when the destination's `notApplied` says

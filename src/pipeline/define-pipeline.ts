@@ -1,4 +1,5 @@
 import { IANAZone } from 'luxon';
+import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import { httpSettingsProblem } from '../http/http-settings.ts';
 import { columnsRowSchema } from '../source/columns-row-schema.ts';
 import type { SourceRow } from '../source/source-row.ts';
@@ -109,7 +110,7 @@ export function definePipeline<Row>(
   const destinations = filled.destinations;
   for (const [i, destination] of destinations.entries()) {
     check(PIPELINE_NAME.test(destination.name), `destinations[${i}].name`, 'must be kebab-case, at most 63 characters', destination.name);
-    check(destination.strategy !== 'check-before-create' || destination.lookup !== undefined, `destinations[${i}].lookup`, 'is required by check-before-create', undefined);
+    check(!postStrategyOf(destination.strategy).needsLookup || destination.lookup !== undefined, `destinations[${i}].lookup`, `is required by ${destination.strategy}`, undefined);
     const { settleDelayMs } = destination;
     check(settleDelayMs === undefined || (Number.isInteger(settleDelayMs) && settleDelayMs >= 0), `destinations[${i}].settleDelayMs`, 'must be an integer ≥ 0 (ms)', settleDelayMs);
     const httpProblem = httpSettingsProblem(destination.http ?? {});

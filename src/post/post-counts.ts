@@ -2,10 +2,21 @@
 export interface PostCounts {
   readonly destination: string;
   readonly strategy: string;
-  /** Items whose request (or look-up) went out in this attempt: at least one request was made. */
+  /**
+   * Items whose create or update request went out (at least once) in this attempt. A look-up is
+   * not a send: an item whose look-up found it is `found`, not `sent`.
+   */
   readonly sent: number;
+  /** Items now `posted`: `created` + `updated` + `found`. */
   readonly posted: number;
-  /** check-before-create: already at the destination, nothing created. */
+  /** Posted by a create (`POST`) that was answered. */
+  readonly created: number;
+  /** Posted by an update (`PUT`, `PATCH`) of the record's remote record that was answered. */
+  readonly updated: number;
+  /**
+   * Posted with nothing more sent: the strategy's look-up (check-before-create) found the record
+   * already at the destination, for example a create an earlier attempt or run sent.
+   */
   readonly found: number;
   readonly failed: number;
   readonly review: number;
@@ -24,6 +35,8 @@ export function addPostCounts(a: PostCounts, b: PostCounts): PostCounts {
     strategy: a.strategy,
     sent: a.sent + b.sent,
     posted: a.posted + b.posted,
+    created: a.created + b.created,
+    updated: a.updated + b.updated,
     found: a.found + b.found,
     failed: a.failed + b.failed,
     review: a.review + b.review,

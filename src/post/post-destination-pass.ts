@@ -20,10 +20,10 @@ import { withClaimRenewal } from './with-claim-renewal.ts';
  * `pending` items (see `BatchClaimer`) and sends them with the destination's concurrency (see
  * `sendClaimedItem`) until nothing is left to claim, renewing the process's claims meanwhile
  * (see `withClaimRenewal`). Items under another process's claim are claimed once that claim has
- * lapsed and the destination's takeover grace has passed. Under mark-before-send, items left
- * `sending` with no live claim (their process died, or stopped, mid-request) go to `review` before
- * every claim, and each outcome is written at once; under the other strategies outcomes are
- * written in batches (see `LedgerOutcomeWriter`). Logs one line with the pass's counts.
+ * lapsed and the destination's takeover grace has passed. Under a strategy that `marksSending`
+ * (mark-before-send), items left `sending` with no live claim (their process died, or stopped,
+ * mid-request) go to `review` before every claim, and each outcome is written at once; under the
+ * others outcomes are written in batches (see `LedgerOutcomeWriter`). Logs one line with the pass's counts.
  * @returns the pass's counts.
  * @throws whatever `run.worker.assertMayPost` and `assertMaySend` throw (the run: LockLostError),
  *   and database errors.
@@ -34,7 +34,7 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
   const log = run.log.child({ stage: 'post', destination: destination.name });
   const started = performance.now();
   const scope = { jobName: pipeline.name, runKey: run.runKey, destination: destination.name };
-  const markBeforeSend = destination.strategy === 'mark-before-send';
+  const marksSending = destination.strategy.marksSending;
   const tally = new PostTally();
   const agent = createHttpAgent(destination.http);
   let progress: Progress | undefined;
@@ -43,7 +43,7 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
     const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
     // A later pass that finds nothing to do shows no bar.
     progress = total > 0 ? (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items') : undefined;
-    const writer = new LedgerOutcomeWriter(db, { batched: !markBeforeSend });
+    const writer = new LedgerOutcomeWriter(db, { batched: !marksSending });
     const held = new HeldClaims();
     const graceMs = destination.takeoverGraceMs;
     const claimer = new BatchClaimer({
@@ -55,7 +55,7 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
       claimTtlMs: config.claimTtlMs,
       graceMs,
       held,
-      ...(markBeforeSend
+      ...(marksSending
         ? {
             beforeClaim: async () => {
               const interrupted = await moveInterruptedToReview(db, { ...scope, graceMs, nowIso: ctx.now() });
@@ -75,9 +75,9 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
     progress?.stop();
     await agent.close();
   }
-  const counts = tally.counts(destination.name, destination.strategy, Math.round(performance.now() - started));
+  const counts = tally.counts(destination.name, destination.strategy.name, Math.round(performance.now() - started));
   const { destination: _name, ...logged } = counts;
   // One info line per destination and process; a later pass that found nothing says so at debug.
-  log[tally.idle && !run.firstPass ? 'debug' : 'info'](logged, `posted ${counts.posted} of ${counts.sent} to ${destination.name} (${counts.failed} failed, ${counts.review} in review)`);
+  log[tally.idle && !run.firstPass ? 'debug' : 'info'](logged, `posted ${counts.posted} to ${destination.name}: ${counts.created} created, ${counts.updated} updated, ${counts.found} found already there (${counts.sent} sent, ${counts.failed} failed, ${counts.review} in review)`);
   return counts;
 }

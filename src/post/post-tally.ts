@@ -5,14 +5,15 @@ type Tally = { -readonly [K in Exclude<keyof PostCounts, 'destination' | 'strate
 
 /**
  * The running counts of one destination's pass (see `PostCounts`), each counted once, when it
- * happens: an item is `sent` when its first request goes out, and counted by how it ended.
+ * happens: an item is `sent` when its first create or update request goes out, and counted by
+ * how it ended.
  */
 export class PostTally {
-  readonly #counts: Tally = { sent: 0, posted: 0, found: 0, failed: 0, review: 0, superseded: 0, lost: 0, attempts: 0 };
+  readonly #counts: Tally = { sent: 0, posted: 0, created: 0, updated: 0, found: 0, failed: 0, review: 0, superseded: 0, lost: 0, attempts: 0 };
   #finished = 0;
 
-  /** An item's first request (or look-up) is going out. */
-  requested(): void {
+  /** An item's first create or update request is going out (a look-up is no send). */
+  sent(): void {
     this.#counts.sent += 1;
   }
 
@@ -36,7 +37,7 @@ export class PostTally {
     this.#finished += 1;
     this.#counts.attempts += outcome.attempts;
     this.#counts[outcome.status] += 1;
-    if (outcome.found) this.#counts.found += 1;
+    if (outcome.postedBy) this.#counts[outcome.postedBy] += 1;
   }
 
   /** Items whose post ended so far (posted, failed or in review): the progress shown. */
@@ -44,10 +45,10 @@ export class PostTally {
     return this.#finished;
   }
 
-  /** Whether the pass did nothing at all: nothing sent, superseded, moved to review or lost. */
+  /** Whether the pass did nothing at all: no item finished, superseded, moved to review or lost. */
   get idle(): boolean {
     const c = this.#counts;
-    return c.sent + c.superseded + c.review + c.lost === 0;
+    return this.#finished + c.sent + c.superseded + c.review + c.lost === 0;
   }
 
   /** The counts so far, as one destination's {@link PostCounts}. */

@@ -2,7 +2,8 @@ import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { resolveHttpSettings, type HttpSettings } from '../http/http-settings.ts';
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
-import type { PostStrategy } from '../destination/post-strategy.ts';
+import type { PostStrategyModule } from '../destination/post-strategy-module.ts';
+import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import type { ResolvedDestination } from './resolved-destination.ts';
 
 /** `DestinationDefinition.settleDelayMs`'s default, in ms. */
@@ -15,13 +16,13 @@ export const DEFAULT_SETTLE_DELAY_MS = 5_000;
 const TIMER_RESOLUTION_MS = 1_000;
 
 /**
- * The takeover grace of a destination (see `ResolvedDestination.takeoverGraceMs`), in ms: under
- * `check-before-create` the longest a request may take to be answered or given up (connect and
- * headers timeouts, plus the timers' resolution), the settle delay, and `IDEM_TAKEOVER_GRACE_MS`;
- * 0 under the other strategies.
+ * The takeover grace of a destination (see `ResolvedDestination.takeoverGraceMs`), in ms: under a
+ * strategy that `waitsOutLateRequests` the longest a request may take to be answered or given up
+ * (connect and headers timeouts, plus the timers' resolution), the settle delay, and
+ * `IDEM_TAKEOVER_GRACE_MS`; 0 under the others.
  */
-export function takeoverGraceMs(strategy: PostStrategy, http: HttpSettings, settleDelayMs: number, pauseGraceMs: number): number {
-  if (strategy !== 'check-before-create') return 0;
+export function takeoverGraceMs(strategy: PostStrategyModule, http: HttpSettings, settleDelayMs: number, pauseGraceMs: number): number {
+  if (!strategy.waitsOutLateRequests) return 0;
   return http.connectTimeoutMs + http.headersTimeoutMs + TIMER_RESOLUTION_MS + settleDelayMs + pauseGraceMs;
 }
 
@@ -37,9 +38,9 @@ export function resolveDestination(config: ResolvedConfig, definition: Destinati
       `destination "${definition.name}" has no URL: set IDEM_DESTINATIONS='{"${definition.name}":{"url":"https://…"}}'`,
     );
   }
-  const strategy = settings.strategy ?? definition.strategy;
-  if (strategy === 'check-before-create' && !definition.lookup) {
-    throw new UsageError(`destination "${definition.name}" uses check-before-create but defines no lookup`);
+  const strategy = postStrategyOf(settings.strategy ?? definition.strategy);
+  if (strategy.needsLookup && !definition.lookup) {
+    throw new UsageError(`destination "${definition.name}" uses ${strategy.name} but defines no lookup`);
   }
   const http = resolveHttpSettings(definition.http, settings.http);
   const settleDelayMs = settings.settleDelayMs ?? definition.settleDelayMs ?? DEFAULT_SETTLE_DELAY_MS;

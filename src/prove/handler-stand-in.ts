@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { getResponse, type RequestHandler } from 'msw';
 import type { Database } from '../db/database.ts';
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
+import type { PostStrategy } from '../destination/post-strategy.ts';
+import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import { readIncomingRequest } from '../http/read-incoming-request.ts';
 import { selectJobLedgerItems } from '../ledger/select-job-ledger-items.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
@@ -43,7 +45,7 @@ export interface HandlerStandIn {
 export async function startHandlerStandIn(args: {
   pipeline: PipelineDefinition;
   destination: DestinationDefinition;
-  strategy: string;
+  strategy: PostStrategy;
   handlers: readonly RequestHandler[];
   withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 }): Promise<HandlerStandIn> {
@@ -92,7 +94,7 @@ export async function startHandlerStandIn(args: {
       standIn?.onWrite?.();
     }
     const key = incoming.headers['idempotency-key'];
-    const replayKey = write && args.strategy === 'idempotency-key' && typeof key === 'string' ? key : undefined;
+    const replayKey = write && postStrategyOf(args.strategy).sendsIdempotencyKey && typeof key === 'string' ? key : undefined;
     const replay = replayKey ? replies.get(replayKey) : undefined;
     if (replay) return send(outgoing, replay);
     const fault = write ? takeFault() : undefined;

@@ -48,7 +48,7 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
   it('posts 143 invoices with 143 requests, and a rerun or a --force rerun sends none', async () => {
     const first = await run(envFor());
     expect(first.code).toBe(0);
-    expect(summaryOf(first).counts.post['sandbox-accounting']).toMatchObject({ sent: INVOICES, posted: INVOICES, failed: 0, review: 0 });
+    expect(summaryOf(first).counts.post['sandbox-accounting']).toMatchObject({ sent: INVOICES, posted: INVOICES, created: INVOICES, updated: 0, found: 0, failed: 0, review: 0 });
     expect(sandbox.state.postRequests).toBe(INVOICES);
     expect(sandbox.state.records()).toHaveLength(INVOICES);
     expect(everyReferenceOnce()).toBe(true);
@@ -70,6 +70,7 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
     const changed = await run({ ...envFor(), IDEM_SOURCE_DIR: dir }, '--force');
     expect(changed.code).toBe(0);
     expect(summaryOf(changed).counts.upsert).toMatchObject({ updated: 1, enqueued: 1 });
+    expect(summaryOf(changed).counts.post['sandbox-accounting']).toMatchObject({ sent: 1, posted: 1, created: 0, updated: 1, found: 0 });
     expect(sandbox.state.postRequests).toBe(INVOICES);
     expect(sandbox.state.updateRequests).toBe(1);
     const put = sandbox.state.stats().requests.filter((r) => r.method === 'PUT');
@@ -99,6 +100,36 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
     expect(sandbox.state.recordsByReference('536365')).toMatchObject([{ version: versions[0], revision: 3 }]);
     expect(sandbox.state.postRequests).toBe(INVOICES);
     expect(sandbox.state.updateRequests).toBe(2);
+  });
+
+  it('counts look-ups apart from sends: a fresh database against a destination holding every invoice finds 143 and sends none', async (context) => {
+    const env = (url: string) => ({ ...envFor({ strategy: 'check-before-create' }), DATABASE_URL: url });
+    expect((await run(env(testDb.url))).code).toBe(0);
+    expect(sandbox.state.postRequests).toBe(INVOICES);
+    // The same day into a second, empty database: its ledger knows nothing, the destination holds it all.
+    const again = await createTestDatabase(dialect, `${context.task.name} again`);
+    try {
+      expect((await runCli(['migrate'], { DATABASE_URL: again.url })).code).toBe(0);
+      const result = await run(env(again.url));
+      expect(result.code, result.stderr).toBe(0);
+      const counts = { sent: 0, posted: INVOICES, created: 0, updated: 0, found: INVOICES, failed: 0, review: 0 };
+      expect(summaryOf(result).counts.post['sandbox-accounting']).toMatchObject(counts);
+      const line = result.logs.find((l) => l.stage === 'post' && l.destination === 'sandbox-accounting');
+      expect(line?.msg).toBe(`posted ${INVOICES} to sandbox-accounting: 0 created, 0 updated, ${INVOICES} found already there (0 sent, 0 failed, 0 in review)`);
+      expect(sandbox.state.postRequests).toBe(INVOICES);
+      const second = await openTestDatabase(again.url);
+      try {
+        const jobRun = await second.knex('job_runs').first();
+        const stored = typeof jobRun.counts === 'string' ? JSON.parse(jobRun.counts) : jobRun.counts;
+        expect(stored.post['sandbox-accounting']).toMatchObject(counts);
+      } finally {
+        await second.close();
+      }
+      const status = await runCli(['status', 'online-retail-invoices'], { DATABASE_URL: again.url });
+      expect(status.stdout).toContain(`posted ${INVOICES}, sandbox-accounting: 0 created, 0 updated, ${INVOICES} found`);
+    } finally {
+      await again.drop();
+    }
   });
 
   it('retries 503 twice, then creates one record on the 3rd attempt', async () => {

@@ -20,14 +20,23 @@ function summarize(counts: JobRun['counts']): string {
   if (c.extract?.rows !== undefined) parts.push(`rows ${c.extract.rows}`);
   if (c.extract?.quarantined) parts.push(`quarantined ${c.extract.quarantined}`);
   if (c.upsert) parts.push(`+${c.upsert.inserted} ~${c.upsert.updated} =${c.upsert.unchanged}`);
+  const post = Object.entries((c.post ?? {}) as Record<string, Record<string, number | undefined>>);
   if (c.ledger) {
     // The run key's items by status, every process sharing the post stage together.
     const items = c.ledger as Record<string, number>;
     parts.push(['posted', 'failed', 'review'].filter((status) => status === 'posted' || items[status]).map((status) => `${status} ${items[status] ?? 0}`).join(' '));
+    // How the run's own process posted its share (`idem work` processes log theirs).
+    for (const [destination, counts] of post) if (counts.created !== undefined) parts.push(`${destination}: ${postedBy(counts)}`);
   } else {
-    for (const [destination, post] of Object.entries((c.post ?? {}) as Record<string, Record<string, number>>)) parts.push(`${destination}: posted ${post.posted}/${post.sent}`);
+    for (const [destination, counts] of post) parts.push(`${destination}: posted ${counts.posted} (${postedBy(counts)})`);
   }
   return parts.join(', ');
+}
+
+/** A destination's posted items apart: `2 created, 1 updated, 406 found`, or `sent N` for counts older than that split. */
+function postedBy(counts: Record<string, number | undefined>): string {
+  if (counts.created === undefined) return `sent ${counts.sent}`;
+  return `${counts.created} created, ${counts.updated} updated, ${counts.found} found`;
 }
 
 /**
