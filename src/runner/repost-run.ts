@@ -69,9 +69,10 @@ export function assertRepostable(config: ResolvedConfig, request: RepostRequest)
   }
   if (request.since !== undefined && request.reference !== undefined) throw new UsageError('use either --since or --reference, not both');
   const destination = resolveDestination(config, definition);
-  if (destination.strategy === 'check-before-create') {
+  // A strategy that looks before it sends finds the record of this version there, and sends nothing.
+  if (destination.strategy.needsLookup) {
     throw new UsageError(
-      `destination "${destination.name}" uses check-before-create: its look-up finds the record of this version already there, so a repost would send nothing. ` +
+      `destination "${destination.name}" uses ${destination.strategy.name}: its look-up finds the record of this version already there, so a repost would send nothing. ` +
         'Repost under a strategy that sends without a look-up (set its strategy to idempotency-key or mark-before-send in IDEM_DESTINATIONS for the repost), or fix the records at the destination',
     );
   }
