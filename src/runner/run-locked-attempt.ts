@@ -111,5 +111,5 @@ function asConnectionLost(error: Error, counts: RunCounts): Error {
   const reason = connectionLostReason(error);
   if (reason === undefined) return error;
   const stage = counts.upsert ? 'post' : counts.stage ? 'upsert' : 'extract and stage';
-  return new ConnectionLostError(stage, reason, error);
+  return new ConnectionLostError(stage, error instanceof LockLostError ? `app lock "${error.lockName}" was lost: ${reason}` : reason, error);
 }

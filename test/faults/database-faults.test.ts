@@ -50,7 +50,7 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
       // The server ended the lock's session (issue 28 §3): a lost connection, retry later.
       expect(lost.code).toBe(75);
       expect(summary).toMatchObject({ outcome: 'failed', exitCode: 75 });
-      expect(summary.msg).toMatch(/^run failed: the database connection was lost during upsert; nothing of this stage was committed; a plain rerun resumes \(app lock "idem:online-retail-invoices" was lost \(.+\)$/);
+      expect(summary.msg).toMatch(/^run failed: the database connection was lost during upsert; nothing of this stage was committed; a plain rerun resumes \(app lock "idem:online-retail-invoices" was lost: .+\)$/);
     }
     // Staged, then stopped: no target row, no ledger item, no request.
     expect(summary.counts.stage).toMatchObject({ staged: 143 });
