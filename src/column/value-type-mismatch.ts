@@ -45,6 +45,8 @@ export function valueTypeMismatch(spec: ColumnSpec, value: unknown): { expected:
   let fits: boolean;
   switch (spec.type) {
     case 'text':
+      fits = typeof value === 'string' || (spec.id === true && typeof value === 'number');
+      break;
     case 'date':
       fits = typeof value === 'string';
       break;
