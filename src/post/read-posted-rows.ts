@@ -1,3 +1,4 @@
+import type { ColumnSpecs, ColumnValues } from '../column/column-type.ts';
 import type { Queryable } from '../db/queryable.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { lastPostedReferences } from '../ledger/last-posted-references.ts';
@@ -39,7 +40,7 @@ export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition,
  * `lastPostedReferences`), if any. Its json columns are also in `rawJson`, as their text. Its
  * `values` throw for a name that is no column, and give a json column's document lazily (see `postedValues`).
  */
-export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: LedgerItem, row: TargetRow, remoteReference?: string): PostedRow {
+export function toPostedRow<Columns extends ColumnSpecs>(q: Queryable, pipeline: PipelineDefinition<any, Columns>, item: LedgerItem, row: TargetRow, remoteReference?: string): PostedRow<ColumnValues<Columns>> {
   const values: Record<string, unknown> = {};
   const rawJson: Record<string, RawJson | null> = {};
   for (const [name, spec] of Object.entries(pipeline.columns)) {
