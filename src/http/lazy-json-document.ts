@@ -84,10 +84,12 @@ const LAZY: ProxyHandler<Target> = {
  * text (a string, number, boolean or null document) is parsed at once: nothing to save.
  */
 export function lazyJsonDocument(raw: RawJson): unknown {
-  const first = /\S/.exec(raw.text)?.[0];
+  // idem writes JSON text without leading whitespace; other text is looked at more closely.
+  const first = raw.text[0] === '[' || raw.text[0] === '{' ? raw.text[0] : /\S/.exec(raw.text)?.[0];
   if (first !== '[' && first !== '{') return raw.parse();
   const target: Target = (first === '[' ? [] : {}) as Target;
-  Object.defineProperty(target, RAW, { value: raw, writable: true, enumerable: false, configurable: true });
-  Object.defineProperty(target, INSPECT, { value: inspectDocument, writable: true, enumerable: false, configurable: true });
+  // Plain members (cheaper than defineProperty): every trap hides them.
+  target[RAW] = raw;
+  target[INSPECT] = inspectDocument;
   return new Proxy(target, LAZY);
 }
