@@ -42,6 +42,9 @@ export function isPipelineDefinition(value: unknown): value is PipelineDefinitio
  * `PipelineDefinitionSchema` (zod; source options included), then names, the time zone, the
  * columns, the destinations (their `http` settings by the same rules as `IDEM_DESTINATIONS`), and
  * a CSV source's `header` against its row schema's keys (a key the header lacks is never read).
+ * `Columns` is inferred from `columns` (each builder carries its type and nullability), and types
+ * `row.values` in the callbacks of a destination declared inline: a name that is no column is a
+ * compile error (and a `PipelineError` at run time, see `postedValues`).
  *
  * @example
  * export const pipeline = definePipeline({
