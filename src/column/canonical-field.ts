@@ -1,4 +1,5 @@
 import { Big } from 'big.js';
+import { isBig } from './is-big.ts';
 import { z, type ZodType } from 'zod';
 import { canonical } from './canonical.ts';
 import { idValue } from './id-value.ts';
@@ -50,7 +51,7 @@ export const canonicalField = {
    */
   decimal: (scale?: number): ZodType<string> =>
     field((value) => {
-      if (value instanceof Big) return canonical.decimal(value.toFixed(), scale);
+      if (isBig(value)) return canonical.decimal(value.toFixed(), scale);
       if (typeof value === 'number' && Number.isFinite(value)) return canonical.decimal(String(value), scale);
       return typeof value === 'string' ? canonical.decimal(value, scale) : fail('expected a decimal number such as 2.55');
     }),

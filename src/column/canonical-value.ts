@@ -1,4 +1,5 @@
 import { Big } from 'big.js';
+import { isBig } from './is-big.ts';
 import type { ColumnSpec } from './column-type.ts';
 import { idValue } from './id-value.ts';
 import { wallTimeParser } from './wall-time.ts';
@@ -87,7 +88,7 @@ export function canonicalValue(name: string, spec: ColumnSpec, input: unknown, t
         if (significant > EXACT_NUMBER_DIGITS) fail(`is a JSON number of more than ${EXACT_NUMBER_DIGITS} significant digits, which a double does not carry exactly; send it as a string`);
         value = new Big(value);
       }
-      if (typeof value !== 'string' && !(value instanceof Big)) fail('must be a decimal string, a Big or a JSON number');
+      if (typeof value !== 'string' && !(isBig(value))) fail('must be a decimal string, a Big or a JSON number');
       let big: Big;
       try {
         // big.js reads neither surrounding spaces nor a leading `+`.

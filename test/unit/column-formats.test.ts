@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Big } from 'big.js';
 import { DateTime } from 'luxon';
 import { describe, expect, it, vi } from 'vitest';
@@ -26,6 +27,13 @@ describe('column types read their formats', () => {
     const price = column.decimal(10, 3);
     expect([' 2.5500 ', '+2.55', '2.55', 2.55, new Big('2.55'), '.5'].map((v) => canonicalValue('price', price, v))).toEqual(['2.550', '2.550', '2.550', '2.550', '2.550', '0.500']);
     expect(() => canonicalValue('price', price, '2.5555')).toThrow('column price: has more than 3 decimals (got "2.5555")');
+  });
+
+  it("takes a Big of another copy of big.js (a CommonJS pipeline module's) as a Big", () => {
+    const { Big: OtherBig } = createRequire(import.meta.url)('big.js') as { Big: typeof Big };
+    expect(OtherBig).not.toBe(Big);
+    expect(canonicalValue('total', column.decimal(14, 3), new OtherBig('139.12'))).toBe('139.120');
+    expect(canonicalField.decimal(3).parse(new OtherBig('15.3'))).toBe('15.300');
   });
 
   it("a wall time in the pipeline's zone, refused where it does not exist there", () => {
