@@ -24,6 +24,17 @@ const fail = (rule: string): never => {
 };
 
 /**
+ * A Big as `canonical.decimal` writes its text, read from its own digits rather than its text
+ * again (an amount computed in a json column's lines is one per line: half a million a year).
+ */
+function bigDecimal(value: Big, scale?: number): string {
+  // big.js keeps no trailing zeros in `c`: these are its significant decimals.
+  if (scale !== undefined && value.c.length - value.e - 1 > scale) fail(`has more than ${scale} decimals`);
+  const fixed = scale === undefined ? value.toFixed() : value.toFixed(scale);
+  return value.c[0] === 0 && fixed.startsWith('-') ? fixed.slice(1) : fixed;
+}
+
+/**
  * Zod fields that read a source's formats and give the canonical value (see `ColumnType`), for
  * a row schema and for the `shape` of a json column (`column.json({ shape })`), where values
  * nested in a document get their canonical form this way. Each takes text (a CSV field) or a
@@ -51,7 +62,7 @@ export const canonicalField = {
    */
   decimal: (scale?: number): ZodType<string> =>
     field((value) => {
-      if (isBig(value)) return canonical.decimal(value.toFixed(), scale);
+      if (isBig(value)) return bigDecimal(value, scale);
       if (typeof value === 'number' && Number.isFinite(value)) return canonical.decimal(String(value), scale);
       return typeof value === 'string' ? canonical.decimal(value, scale) : fail('expected a decimal number such as 2.55');
     }),
