@@ -4,7 +4,9 @@ export type { PipelineDefinition, DuplicateKeyRule } from './pipeline/pipeline-d
 export type { PipelineRecord } from './pipeline/pipeline-record.ts';
 export { column } from './column/column-type.ts';
 export { canonical } from './column/canonical.ts';
+export { canonicalField } from './column/canonical-field.ts';
 export type { ColumnSpec, ColumnSpecs, ColumnType } from './column/column-type.ts';
+export type { ColumnValue, ColumnValues, TypedColumnSpec } from './column/column-type.ts';
 export { csvSource } from './source/csv-source.ts';
 export type { CsvSource } from './source/csv-source.ts';
 export { httpJsonSource } from './source/http-json-source.ts';

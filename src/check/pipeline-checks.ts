@@ -1,3 +1,4 @@
+import { checkDestinationBodies } from './check-destination-bodies.ts';
 import { checkDestinationUrls } from './check-destination-urls.ts';
 import { checkSchemaDrift } from './check-schema-drift.ts';
 import { checkSourceLocation } from './check-source-location.ts';
@@ -13,5 +14,6 @@ import type { PipelineCheck } from './pipeline-check.ts';
 export const PIPELINE_CHECKS: readonly PipelineCheck[] = [
   checkSourceLocation,
   checkDestinationUrls,
+  checkDestinationBodies,
   checkSchemaDrift,
 ];

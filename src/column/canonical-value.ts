@@ -1,5 +1,8 @@
 import { Big } from 'big.js';
+import { isBig } from './is-big.ts';
 import type { ColumnSpec } from './column-type.ts';
+import { idValue } from './id-value.ts';
+import { wallTimeParser } from './wall-time.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** The most significant digits a JSON number carries exactly through a double (IEEE 754: 15). */
@@ -30,35 +33,48 @@ function sortedJson(name: string, value: unknown): unknown {
 
 /**
  * Checks one business value against its column and returns its canonical form (see
- * `ColumnType`): decimals become strings with exactly `scale` decimals, instants ISO UTC with
- * milliseconds, JSON documents with their object keys sorted at every depth., floats finite numbers. The row hash covers canonical values, so equal values
- * always hash equal. A decimal may come as a string, a `Big`, or a JSON number (as an HTTP JSON
- * source parses it) of at most 15 significant digits, which a double carries exactly; a float as
- * a number or a decimal string.
+ * `ColumnType`), so equal values always hash equal and a re-export with other formatting is no
+ * change. Each column type reads its source's formats itself:
+ * - text: as given; an id (`column.id()`) trimmed, a whole number's float form (`17850.0`) to
+ *   `17850`, a JSON number to its text, empty text to NULL;
+ * - integer: a safe integer;
+ * - decimal: a string (surrounding spaces and a leading `+` are formatting), a `Big`, or a JSON
+ *   number (as an HTTP JSON source parses it) of at most 15 significant digits, which a double
+ *   carries exactly; written with exactly `scale` decimals;
+ * - float: a finite number or decimal text;
+ * - instant: a Date or ISO UTC text with ms; with `wallTime`, also a local wall time in that
+ *   format in `timeZone` (see `wallTimeParser`);
+ * - json: any JSON value, parsed by the column's `shape` first where it declares one, with its
+ *   object keys sorted at every depth.
  *
+ * @param timeZone the pipeline's IANA time zone; required by an instant column with `wallTime`.
  * @throws TypeError naming the column, the rule and the value.
  */
-export function canonicalValue(name: string, spec: ColumnSpec, input: unknown): unknown {
+export function canonicalValue(name: string, spec: ColumnSpec, input: unknown, timeZone?: string): unknown {
   let value = input;
   const fail = (rule: string): never => {
     throw new TypeError(`column ${name}: ${rule} (got ${JSON.stringify(input)})`);
   };
+  if (spec.id === true) value = idValue(value);
   if (value === null || value === undefined) return spec.nullable ? null : fail('must not be null');
   switch (spec.type) {
     case 'text':
-      if (typeof value !== 'string') return fail('must be a string');
+      if (typeof value !== 'string') return fail(spec.id === true ? 'must be an identifier: text or a whole number' : 'must be a string');
       return spec.maxLength !== undefined && value.length > spec.maxLength ? fail(`must be at most ${spec.maxLength} characters`) : value;
     case 'integer':
       return Number.isSafeInteger(value) ? value : fail('must be a safe integer');
     case 'boolean':
       return typeof value === 'boolean' ? value : fail('must be a boolean');
     case 'json':
-      return sortedJson(name, value);
+      return sortedJson(name, spec.shape === undefined ? value : shaped(spec, value, fail));
     case 'date':
       return typeof value === 'string' && DATE.test(value) ? value : fail('must be a YYYY-MM-DD string');
     case 'instant': {
       if (value instanceof Date) return Number.isNaN(value.getTime()) ? fail('must be a valid Date') : value.toISOString();
-      return typeof value === 'string' && INSTANT.test(value) ? value : fail('must be a Date or an ISO UTC string with ms');
+      if (typeof value === 'string' && INSTANT.test(value)) return value;
+      if (spec.wallTime === undefined || typeof value !== 'string') return fail('must be a Date or an ISO UTC string with ms');
+      if (timeZone === undefined) throw new TypeError(`column ${name}: a wall time needs the pipeline's time zone`);
+      return wallTimeParser(spec.wallTime, timeZone)(value) ?? fail(`must be a date and time ${spec.wallTime} that exists in ${timeZone}`);
     }
     case 'float': {
       const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
@@ -72,10 +88,11 @@ export function canonicalValue(name: string, spec: ColumnSpec, input: unknown): 
         if (significant > EXACT_NUMBER_DIGITS) fail(`is a JSON number of more than ${EXACT_NUMBER_DIGITS} significant digits, which a double does not carry exactly; send it as a string`);
         value = new Big(value);
       }
-      if (typeof value !== 'string' && !(value instanceof Big)) fail('must be a decimal string, a Big or a JSON number');
+      if (typeof value !== 'string' && !(isBig(value))) fail('must be a decimal string, a Big or a JSON number');
       let big: Big;
       try {
-        big = new Big(value as string);
+        // big.js reads neither surrounding spaces nor a leading `+`.
+        big = new Big(typeof value === 'string' ? value.trim().replace(/^\+/, '') : (value as Big));
       } catch {
         return fail('must be a decimal number');
       }
@@ -87,4 +104,12 @@ export function canonicalValue(name: string, spec: ColumnSpec, input: unknown): 
       return fixed;
     }
   }
+}
+
+/** A json column's value as its `shape` outputs it. @throws TypeError (through `fail`) naming the path and the shape's rule. */
+function shaped(spec: ColumnSpec, value: unknown, fail: (rule: string) => never): unknown {
+  const parsed = spec.shape!.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  return fail(`${issue.path.length > 0 ? `at ${issue.path.join('.')}: ` : ''}${issue.message}`);
 }

@@ -10,9 +10,10 @@ const fail = (what: string, value: unknown, rule: string): never => {
 /**
  * Canonical forms of source text, for `toRecords`: the same business value, however a source
  * formats it, becomes the same value, so a re-export with other formatting (`2.5500` for
- * `2.55`, `17850.0` for `17850`, surrounding spaces) is no change: no update, no post. Use them
- * on values nested in `json` columns (whose object keys idem already sorts) and on the text
- * behind `text` columns; `decimal` columns are brought to their scale by idem itself.
+ * `2.55`, `17850.0` for `17850`, surrounding spaces) is no change: no update, no post. A declared
+ * column needs none of them (its type reads these formats, see `canonicalValue`), nor does a
+ * value nested in a json column with a `shape` (see `canonicalField`): these plain functions are
+ * for the rest of a pipeline's own code.
  *
  * ```ts
  * unit_price: canonical.decimal(line.UnitPrice),   // ' 2.5500' → '2.55'

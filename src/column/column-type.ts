@@ -1,3 +1,5 @@
+import type { z, ZodType } from 'zod';
+
 /**
  * The business column types a pipeline can declare. Each has one canonical JavaScript value
  * (what records carry, what the row hash covers, what reads return), and each dialect adapter
@@ -38,29 +40,104 @@ export interface ColumnSpec {
   readonly scale?: number;
   /** text only: the most characters a value may have; bounded text can be indexed. @defaultValue unbounded */
   readonly maxLength?: number;
+  /**
+   * text only (`column.id()`): an identifier, kept as text without the formatting an export
+   * gives it: surrounding spaces, and a whole number's float form (`17850.0` → `17850`); empty
+   * text is NULL. Leading zeros are kept: in an identifier they are part of it.
+   */
+  readonly id?: true;
+  /**
+   * instant only: the format (luxon's tokens, `yyyy-MM-dd HH:mm:ss`) of a local wall time in the
+   * pipeline's time zone, which a record may give as text; see `wallTimeParser`.
+   * @defaultValue none: a record gives a Date or the canonical ISO UTC text
+   */
+  readonly wallTime?: string;
+  /**
+   * json only: the zod schema of the document. A record's value is parsed by it and its output
+   * stored, so the schema's own fields (`canonicalField.decimal(3)`, say) give nested values their
+   * canonical form. @defaultValue none: any JSON value, stored as given (keys sorted)
+   */
+  readonly shape?: ZodType;
 }
+
+/** A {@link ColumnSpec} whose type and nullability are known to TypeScript: what the builders return. */
+export type TypedColumnSpec<T extends ColumnType, N extends boolean, Extra = unknown> = ColumnSpec & { readonly type: T; readonly nullable: N } & Extra;
+
+type Nullable<N extends boolean> = { readonly nullable?: N };
+
+const nullableOf = <N extends boolean>(opts: Nullable<N>): N => (opts.nullable ?? false) as N;
 
 /** Builders for {@link ColumnSpec}, used in `definePipeline({ columns })`. */
 export const column = {
-  text: (opts: { nullable?: boolean; maxLength?: number } = {}): ColumnSpec => ({
+  text: <N extends boolean = false>(opts: Nullable<N> & { maxLength?: number } = {}): TypedColumnSpec<'text', NoInfer<N>> => ({
     type: 'text',
-    nullable: opts.nullable ?? false,
+    nullable: nullableOf(opts),
     ...(opts.maxLength === undefined ? {} : { maxLength: opts.maxLength }),
   }),
-  integer: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'integer', nullable: opts.nullable ?? false }),
-  decimal: (precision: number, scale: number, opts: { nullable?: boolean } = {}): ColumnSpec => ({
+  /**
+   * An identifier stored as text, canonical: `' 17850.0 '` → `'17850'` (an export that writes a
+   * customer number as a float is no change), `''` → NULL (so declare it nullable where a source
+   * leaves it empty), a JSON number as its text; see `ColumnSpec.id`.
+   */
+  id: <N extends boolean = false>(opts: Nullable<N> & { maxLength?: number } = {}): TypedColumnSpec<'text', NoInfer<N>> => ({
+    ...column.text(opts),
+    id: true,
+  }),
+  integer: <N extends boolean = false>(opts: Nullable<N> = {}): TypedColumnSpec<'integer', NoInfer<N>> => ({ type: 'integer', nullable: nullableOf(opts) }),
+  /**
+   * A decimal with `precision` digits, `scale` of them after the point, stored as its text with
+   * exactly `scale` decimals: `' 2.5500 '`, `'+2.55'` and `2.55` (a JSON number, a `Big`) are
+   * one value, `'2.550'` for scale 3; a value with more significant decimals is an error, never rounded.
+   */
+  decimal: <N extends boolean = false>(precision: number, scale: number, opts: Nullable<N> = {}): TypedColumnSpec<'decimal', NoInfer<N>> => ({
     type: 'decimal',
     precision,
     scale,
-    nullable: opts.nullable ?? false,
+    nullable: nullableOf(opts),
   }),
   /** A double for measurements; see `ColumnType` for how changes of a float are detected. */
-  float: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'float', nullable: opts.nullable ?? false }),
-  date: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'date', nullable: opts.nullable ?? false }),
-  instant: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'instant', nullable: opts.nullable ?? false }),
-  boolean: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'boolean', nullable: opts.nullable ?? false }),
-  json: (opts: { nullable?: boolean } = {}): ColumnSpec => ({ type: 'json', nullable: opts.nullable ?? false }),
+  float: <N extends boolean = false>(opts: Nullable<N> = {}): TypedColumnSpec<'float', NoInfer<N>> => ({ type: 'float', nullable: nullableOf(opts) }),
+  date: <N extends boolean = false>(opts: Nullable<N> = {}): TypedColumnSpec<'date', NoInfer<N>> => ({ type: 'date', nullable: nullableOf(opts) }),
+  /**
+   * A point in time, stored canonical (ISO 8601 UTC with ms). With `wallTime`, a record may give
+   * it as a local wall time in that format in the pipeline's time zone (`{ wallTime: 'yyyy-MM-dd
+   * HH:mm:ss' }`: `'2010-12-01 08:26:00'` → `'2010-12-01T08:26:00.000Z'` in London), parsed once
+   * per distinct text; one that does not exist there (a spring DST gap, `24:00`) is an error.
+   */
+  instant: <N extends boolean = false>(opts: Nullable<N> & { wallTime?: string } = {}): TypedColumnSpec<'instant', NoInfer<N>> => ({
+    type: 'instant',
+    nullable: nullableOf(opts),
+    ...(opts.wallTime === undefined ? {} : { wallTime: opts.wallTime }),
+  }),
+  boolean: <N extends boolean = false>(opts: Nullable<N> = {}): TypedColumnSpec<'boolean', NoInfer<N>> => ({ type: 'boolean', nullable: nullableOf(opts) }),
+  /**
+   * Any JSON document, stored as its text with object keys sorted. With `shape` (a zod schema),
+   * each value is parsed by it first and its output stored, typed as that output in
+   * `PostedRow.values`.
+   */
+  json: <N extends boolean = false, S extends ZodType = ZodType<unknown>>(opts: Nullable<N> & { shape?: S } = {}): TypedColumnSpec<'json', NoInfer<N>, { readonly shape?: S }> => ({
+    type: 'json',
+    nullable: nullableOf(opts),
+    ...(opts.shape === undefined ? {} : { shape: opts.shape }),
+  }),
 } as const;
 
 /** The business columns of a pipeline, in table order. Names are snake_case SQL identifiers. */
 export type ColumnSpecs = Readonly<Record<string, ColumnSpec>>;
+
+/** The canonical JS value of a column of `S` (see `ColumnType`), `null` included where it is nullable. */
+export type ColumnValue<S extends ColumnSpec> = ColumnType extends S['type'] ? unknown : S['nullable'] extends false ? BaseValue<S> : BaseValue<S> | null;
+
+type BaseValue<S extends ColumnSpec> = S['type'] extends 'integer' | 'float'
+  ? number
+  : S['type'] extends 'boolean'
+    ? boolean
+    : S['type'] extends 'json'
+      ? S extends { readonly shape?: infer Z } ? (Z extends ZodType ? z.output<Z> : unknown) : unknown
+      : string;
+
+/**
+ * The canonical values of a row of the columns `C`, by name: what `PostedRow.values` holds, so a
+ * destination's request that reads a name that is no column (`row.values.totl`) does not compile.
+ */
+export type ColumnValues<C extends ColumnSpecs> = { readonly [K in keyof C]: ColumnValue<C[K]> };

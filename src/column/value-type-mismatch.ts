@@ -1,4 +1,4 @@
-import { Big } from 'big.js';
+import { isBig } from './is-big.ts';
 import type { ColumnSpec } from './column-type.ts';
 
 /** What each column type takes from a pipeline's `toRecords`, for messages. */
@@ -15,7 +15,7 @@ const EXPECTED: Readonly<Record<ColumnSpec['type'], string>> = {
 
 /** A value's JavaScript type and the value, for messages: `number 2.55`, `string "12.5"`. */
 function received(value: unknown): string {
-  if (value instanceof Big) return `Big ${value.toString()}`;
+  if (isBig(value)) return `Big ${value.toString()}`;
   if (value instanceof Date) return `Date ${Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString()}`;
   if (typeof value === 'function' || typeof value === 'symbol') return typeof value;
   if (typeof value === 'bigint') return `bigint ${value}n`;
@@ -45,6 +45,8 @@ export function valueTypeMismatch(spec: ColumnSpec, value: unknown): { expected:
   let fits: boolean;
   switch (spec.type) {
     case 'text':
+      fits = typeof value === 'string' || (spec.id === true && typeof value === 'number');
+      break;
     case 'date':
       fits = typeof value === 'string';
       break;
@@ -52,7 +54,7 @@ export function valueTypeMismatch(spec: ColumnSpec, value: unknown): { expected:
       fits = typeof value === 'number';
       break;
     case 'decimal':
-      fits = typeof value === 'string' || value instanceof Big || (typeof value === 'number' && numberFitsDecimal(value, spec.scale ?? 0));
+      fits = typeof value === 'string' || isBig(value) || (typeof value === 'number' && numberFitsDecimal(value, spec.scale ?? 0));
       break;
     case 'float':
       fits = typeof value === 'number' || typeof value === 'string';

@@ -2,22 +2,28 @@ import type { HttpSettingsInput } from '../http/http-settings.ts';
 import type { RawJson } from '../http/raw-json.ts';
 import type { PostStrategy } from './post-strategy.ts';
 
-/** A target row as the post stage hands it to a destination: canonical business values plus its key. */
-export interface PostedRow {
+/**
+ * A target row as the post stage hands it to a destination: canonical business values plus its
+ * key. `Values` is the pipeline's `ColumnValues` where `definePipeline` infers it (a destination
+ * declared inline in the pipeline, or one typed `DestinationDefinition<ColumnValues<typeof
+ * columns>>`), so reading a name that is no column does not compile.
+ */
+export interface PostedRow<Values = Readonly<Record<string, unknown>>> {
   readonly sourceSystem: string;
   readonly sourceReference: string;
   /** The content version (`row_hash`) being posted. */
   readonly version: string;
   /**
-   * Business columns, canonical values (see `ColumnType`). A json column is parsed from the
-   * database's text when it is first read here.
+   * Business columns, canonical values (see `ColumnType`). Reading a name that is no column
+   * throws an Error naming it. A json column's document (an object or array) is parsed from the
+   * database's text only when something in it is read: a request body that carries it as it is
+   * (`lines: row.values.lines`) sends the database's text, neither parsed nor serialised again.
    */
-  readonly values: Readonly<Record<string, unknown>>;
+  readonly values: Values;
   /**
-   * The json columns only, each as its JSON text (`null` for SQL NULL). A request body that
-   * carries one (`lines: row.rawJson.lines`) sends that text as it is: a large JSON value is
-   * then neither parsed from the database's text nor serialised again, which `values` costs.
-   * Anywhere else it serialises as its parsed value (see `RawJson`).
+   * The json columns only, each as its JSON text (`null` for SQL NULL). Not needed in a request
+   * body: `values` sends a json column as its text too. Anywhere else it serialises as its parsed
+   * value (see `RawJson`).
    */
   readonly rawJson: Readonly<Record<string, RawJson | null>>;
   /**
@@ -46,9 +52,11 @@ export interface DestinationRequest {
 }
 
 /** How a destination finds a row's remote record: see `DestinationDefinition.lookup`. */
-export interface DestinationLookup {
+// Methods, not function properties: a destination of typed values is then also a destination of
+// any values (parameters are compared both ways), as a registry of pipelines holds them.
+export interface DestinationLookup<Values = Readonly<Record<string, unknown>>> {
   /** The GET path (appended to the destination's URL) that finds a row's remote records. */
-  readonly path: (row: PostedRow) => string;
+  path(row: PostedRow<Values>): string;
   /**
    * The remote reference of the record the destination holds now for this row's reference (its
    * current record: the newest, where it keeps one per version) when that record is of this row's
@@ -56,14 +64,14 @@ export interface DestinationLookup {
    * history and does not count: after a change A → B → A the destination's current record is B,
    * and A is sent again (docs/writing-a-pipeline.md, "The newest content wins").
    */
-  readonly find: (responseBody: unknown, row: PostedRow) => string | undefined;
+  find(responseBody: unknown, row: PostedRow<Values>): string | undefined;
   /**
    * Whether the answer holds a record of this row's reference in any content version. When
    * `find` finds none, `--force-reconcile` asks it to tell a record the destination does not
    * have at all (`missing`) from one it holds in another version (`different`); either way the
    * item is sent again. @defaultValue none: every record `find` does not find counts as `missing`
    */
-  readonly exists?: (responseBody: unknown, row: PostedRow) => boolean;
+  exists?(responseBody: unknown, row: PostedRow<Values>): boolean;
 }
 
 /** An error answer of the destination (status ≥ 400), as `DestinationDefinition.notApplied` judges it. */
@@ -89,7 +97,7 @@ export function isStripeKeyInFlight(answer: DestinationErrorAnswer): boolean {
  * A pipeline module declares it and the post stage carries it out, so it lives below both, as a
  * source's definition does.
  */
-export interface DestinationDefinition {
+export interface DestinationDefinition<Values = Readonly<Record<string, unknown>>> {
   /** Unique within the pipeline, kebab-case; the ledger's `destination` column. */
   readonly name: string;
   readonly strategy: PostStrategy;
@@ -100,13 +108,13 @@ export interface DestinationDefinition {
    * a retry, a rerun or a takeover sends it again, under the strategy's guarantee (the same
    * idempotency key, a look-up of the remote version first, or a mark before sending).
    */
-  readonly request: (row: PostedRow) => DestinationRequest;
+  request(row: PostedRow<Values>): DestinationRequest;
   /**
    * The remote record's reference in a create's or an update's response body (stored in the
    * ledger, and handed to the record's next version as `PostedRow.remoteReference`). An update
    * whose answer carries no body can return `row.remoteReference`.
    */
-  readonly remoteReference: (responseBody: unknown, row: PostedRow) => string;
+  remoteReference(responseBody: unknown, row: PostedRow<Values>): string;
   /**
    * `check-before-create`: the GET path that finds a row's remote record, and how to pick the
    * record of this content version from the response: before a create or an update, a record
@@ -114,7 +122,7 @@ export interface DestinationDefinition {
    * remote record's version). Required for that strategy; also used by reconciliation
    * (`idem run --force-reconcile`).
    */
-  readonly lookup?: DestinationLookup;
+  readonly lookup?: DestinationLookup<Values>;
   /**
    * Timeouts, retries and concurrency, checked by `HttpSettingsSchema` when the pipeline module
    * is imported; `IDEM_DESTINATIONS` may override them field by field.

@@ -3,6 +3,7 @@ import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import { httpSettingsProblem } from '../http/http-settings.ts';
 import { columnsRowSchema } from '../source/columns-row-schema.ts';
 import type { SourceRow } from '../source/source-row.ts';
+import type { ColumnSpecs } from '../column/column-type.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
@@ -42,6 +43,9 @@ export function isPipelineDefinition(value: unknown): value is PipelineDefinitio
  * `PipelineDefinitionSchema` (zod; source options included), then names, the time zone, the
  * columns, the destinations (their `http` settings by the same rules as `IDEM_DESTINATIONS`), and
  * a CSV source's `header` against its row schema's keys (a key the header lacks is never read).
+ * `Columns` is inferred from `columns` (each builder carries its type and nullability), and types
+ * `row.values` in the callbacks of a destination declared inline: a name that is no column is a
+ * compile error (and a `PipelineError` at run time, see `postedValues`).
  *
  * @example
  * export const pipeline = definePipeline({
@@ -49,10 +53,10 @@ export function isPipelineDefinition(value: unknown): value is PipelineDefinitio
  * });
  * @throws PipelineDefinitionError (a TypeError) listing every problem found.
  */
-export function definePipeline<Row>(
-  definition: Omit<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'> &
-    Partial<Pick<PipelineDefinition<Row>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'>>,
-): PipelineDefinition<Row> {
+export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
+  definition: Omit<PipelineDefinition<Row, Columns>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'> &
+    Partial<Pick<PipelineDefinition<Row, Columns>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'>>,
+): PipelineDefinition<Row, Columns> {
   const problems: string[] = [];
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
     if (!ok) problems.push(`pipeline ${field} ${rule} (got ${JSON.stringify(value)})`);
@@ -64,7 +68,7 @@ export function definePipeline<Row>(
   }
   check(key === undefined || (typeof key === 'string' && key.length > 0), 'key', 'must name a source field', key);
   // Without a key, source.row and toRecords are required: the schema below names them if missing.
-  const filled: PipelineDefinition<Row> = {
+  const filled: PipelineDefinition<Row, Columns> = {
     description: '',
     duplicateKeys: 'error' as const,
     ...definition,
@@ -88,6 +92,9 @@ export function definePipeline<Row>(
     check(SQL_IDENTIFIER.test(name), `columns.${name}`, 'must be a snake_case SQL identifier', name);
     check(!RESERVED_COLUMNS.has(name), `columns.${name}`, 'is a framework column name', name);
     const spec = definition.columns[name]!;
+    for (const [option, type] of [['id', 'text'], ['wallTime', 'instant'], ['shape', 'json']] as const) {
+      check(spec[option] === undefined || spec.type === type, `columns.${name}.${option}`, `is an option of a ${type} column`, spec.type);
+    }
     if (spec.type === 'decimal') {
       const { precision = 0, scale = -1 } = spec;
       check(Number.isInteger(precision) && precision >= 1 && precision <= 38, `columns.${name}.precision`, 'must be 1..38', precision);

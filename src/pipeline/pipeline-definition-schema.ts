@@ -16,6 +16,12 @@ const ColumnSpecSchema = z.strictObject({
   precision: z.number().optional(),
   scale: z.number().optional(),
   maxLength: count.optional(),
+  id: z.literal(true).optional(),
+  wallTime: z.string().min(1, { message: "must be a luxon format such as 'yyyy-MM-dd HH:mm:ss'" }).optional(),
+  shape: z.custom<{ safeParse: unknown }>(
+    (value) => typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function',
+    { message: 'must be a zod schema of the document' },
+  ).optional(),
 });
 
 const CsvSourceSchema = z.strictObject({

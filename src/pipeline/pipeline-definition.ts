@@ -1,7 +1,7 @@
 import type { DestinationDefinition } from '../destination/destination-definition.ts';
 import type { SourceDefinition } from '../source/source-definition.ts';
 import type { SourceRow } from '../source/source-row.ts';
-import type { ColumnSpecs } from '../column/column-type.ts';
+import type { ColumnSpecs, ColumnValues } from '../column/column-type.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
 
 /**
@@ -15,7 +15,8 @@ export type DuplicateKeyRule = 'error' | 'last-wins' | 'collapse-identical';
 
 /** A pipeline module's definition: `export const pipeline = definePipeline({ … })`. */
 // `any` by default: a registry of pipelines holds many row types, and `toRecords` is contravariant in it.
-export interface PipelineDefinition<Row = any> {
+// `Columns` types the destinations' `PostedRow.values` (see `ColumnValues`).
+export interface PipelineDefinition<Row = any, Columns extends ColumnSpecs = ColumnSpecs> {
   /** Unique name, kebab-case; also the job name in `job_runs` and the app lock's name. */
   readonly name: string;
   /** One line for `idem pipelines`. */
@@ -47,9 +48,9 @@ export interface PipelineDefinition<Row = any> {
   /** Table names: both are created by the pipeline's migration (see `createPipelineTables`). */
   readonly tables: { readonly staging: string; readonly target: string };
   /** The business columns, in order: what upsert compares and copies. */
-  readonly columns: ColumnSpecs;
+  readonly columns: Columns;
   /** @defaultValue 'error' */
   readonly duplicateKeys: DuplicateKeyRule;
   /** Where new and changed records are posted after upsert, through the post ledger. @defaultValue [] */
-  readonly destinations: readonly DestinationDefinition[];
+  readonly destinations: readonly DestinationDefinition<ColumnValues<Columns>>[];
 }

@@ -1,9 +1,11 @@
+import type { ColumnSpecs, ColumnValues } from '../column/column-type.ts';
 import type { Queryable } from '../db/queryable.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { lastPostedReferences } from '../ledger/last-posted-references.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
 import { RawJson } from '../http/raw-json.ts';
+import { postedValues } from './posted-values.ts';
 
 /** A target row as the driver returned it: column name → driver value. */
 export type TargetRow = Readonly<Record<string, unknown>>;
@@ -33,30 +35,12 @@ export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition,
 }
 
 /**
- * The one handler of every PostedRow's `values`, whose json columns start as the same `RawJson`
- * as in `rawJson`: each is parsed on its first read, by property, spread, `Object.entries` or
- * `JSON.stringify` alike, and kept. A destination that sends `rawJson` never parses it. (An accessor per object instead gave every row its own hidden
- * classes, which V8 allocates in old space: the post stage's heap grew by 60 MB over the year.)
- */
-const PARSE_ON_READ: ProxyHandler<Record<string, unknown>> = {
-  get(target, key) {
-    const value: unknown = Reflect.get(target, key);
-    if (!(value instanceof RawJson)) return value;
-    return (target[key as string] = value.parse());
-  },
-  getOwnPropertyDescriptor(target, key) {
-    const value: unknown = Reflect.get(target, key);
-    if (value instanceof RawJson) target[key as string] = value.parse();
-    return Reflect.getOwnPropertyDescriptor(target, key);
-  },
-};
-
-/**
  * The row `item` posts, with canonical values, from its target row as read by
  * {@link readTargetRows}, and the remote reference of its record's last posted version (see
- * `lastPostedReferences`), if any. Its json columns are also in `rawJson`, as their text.
+ * `lastPostedReferences`), if any. Its json columns are also in `rawJson`, as their text. Its
+ * `values` throw for a name that is no column, and give a json column's document lazily (see `postedValues`).
  */
-export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: LedgerItem, row: TargetRow, remoteReference?: string): PostedRow {
+export function toPostedRow<Columns extends ColumnSpecs>(q: Queryable, pipeline: PipelineDefinition<any, Columns>, item: LedgerItem, row: TargetRow, remoteReference?: string): PostedRow<ColumnValues<Columns>> {
   const values: Record<string, unknown> = {};
   const rawJson: Record<string, RawJson | null> = {};
   for (const [name, spec] of Object.entries(pipeline.columns)) {
@@ -71,7 +55,7 @@ export function toPostedRow(q: Queryable, pipeline: PipelineDefinition, item: Le
     sourceSystem: item.sourceSystem,
     sourceReference: item.sourceReference,
     version: item.version,
-    values: new Proxy(values, PARSE_ON_READ),
+    values: postedValues(values),
     rawJson,
     ...(remoteReference === undefined ? {} : { remoteReference }),
   };

@@ -35,7 +35,7 @@ function instantOf(text: string, timeZone: string): string {
 /** A field's value as `canonicalValue` takes it for its column, from the source's form. */
 function inputOf(spec: ColumnSpec, value: unknown, source: ColumnsRowSchemaSpec): unknown {
   if (value === null || value === undefined) return null;
-  if (spec.type === 'instant' && typeof value === 'string') return instantOf(value, source.timeZone);
+  if (spec.type === 'instant' && typeof value === 'string' && spec.wallTime === undefined) return instantOf(value, source.timeZone);
   if (source.form === 'json') return value;
   const text = value as string;
   switch (spec.type) {
@@ -82,7 +82,7 @@ export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow
   for (const [name, column] of Object.entries(spec.columns)) {
     shape[fieldOf(name)] = z.unknown().transform((value, ctx) => {
       try {
-        return canonicalValue(name, column, inputOf(column, value, spec));
+        return canonicalValue(name, column, inputOf(column, value, spec), spec.timeZone);
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: ruleOf(error) });
         return z.NEVER;

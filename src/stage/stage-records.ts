@@ -123,7 +123,7 @@ export async function stageRecords(
         }
         for (let i = 0; i < columns.length; i++) {
           const [name, spec] = columns[i]!;
-          const canonical = canonicalValue(name, spec, record.values[name]);
+          const canonical = canonicalValue(name, spec, record.values[name], pipeline.timeZone);
           const json = JSON.stringify(canonical);
           if (json === undefined) throw new TypeError(`column ${name}: must be a JSON value (got ${typeof canonical})`);
           valuesJson[i] = json;
