@@ -13,7 +13,7 @@ import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import type { HttpJsonPaging } from '../../src/source/http-json-paging.ts';
 import { readHttpJsonRows, type HttpJsonReadOptions } from '../../src/source/read-http-json-rows.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { sourcesEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
@@ -98,7 +98,7 @@ describe('the products pipeline: configuration errors', () => {
   });
 });
 
-describeEachDialect('the products pipeline imports the sandbox catalogue over HTTP', (dialect) => {
+describeOneDialect('the products pipeline imports the sandbox catalogue over HTTP', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let sandbox: SandboxApi;

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import { describeEachDialect } from '../helpers/dialects.ts';
+import { describeOneDialect } from '../helpers/dialects.ts';
 import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { startPingRecorder } from '../helpers/ping-recorder.ts';
 import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
 
-describeEachDialect('operating idem: backfill, catch-up, status and heartbeats', (dialect) => {
+describeOneDialect('operating idem: backfill, catch-up, status and heartbeats', (dialect) => {
   let project: ExampleProject;
   let db: Database;
   let sandbox: SandboxApi;

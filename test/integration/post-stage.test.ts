@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import type { SandboxRequestLog } from '../../src/sandbox/sandbox-state.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { editedFixture } from '../helpers/fixtures.ts';
 import { runCli, runCliWhenUnlocked, startCli, summaryOf, type CliResult } from '../helpers/run-cli.ts';
 import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
@@ -12,7 +12,7 @@ const DAY = '2010-12-01';
 const INVOICES = 143;
 const run = (env: Record<string, string>, ...extra: string[]) => runCli(['run', 'online-retail-invoices', '--date', DAY, ...extra], env);
 
-describeEachDialect('the post stage sends every new or changed invoice exactly once', (dialect) => {
+describeOneDialect('the post stage sends every new or changed invoice exactly once', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let sandbox: SandboxApi;
@@ -239,7 +239,7 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
   });
 });
 
-describeEachDialect('idem run --force-reconcile', (dialect) => {
+describeOneDialect('idem run --force-reconcile', (dialect) => {
   let testDb: TestDatabase;
   let sandbox: SandboxApi;
   let env: Record<string, string>;
