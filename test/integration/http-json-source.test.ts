@@ -17,6 +17,7 @@ import { createTestDatabase, describeOneDialect, type TestDatabase } from '../he
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { sourcesEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
 
 type FixtureProduct = { stock_code: string; description: string; unit_price: string; updated_at: string };
 
@@ -116,9 +117,8 @@ describeOneDialect('the products pipeline imports the sandbox catalogue over HTT
   };
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     sandbox = await startSandbox();
-    expect((await runCli(['migrate'], { DATABASE_URL: testDb.url })).code).toBe(0);
     db = await openTestDatabase(testDb.url);
   });
 

@@ -2,11 +2,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import type { SandboxRequestLog } from '../../src/sandbox/sandbox-state.ts';
-import { createTestDatabase, describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { editedFixture } from '../helpers/fixtures.ts';
 import { runCli, runCliWhenUnlocked, startCli, summaryOf, type CliResult } from '../helpers/run-cli.ts';
 import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
 
 const DAY = '2010-12-01';
 const INVOICES = 143;
@@ -24,10 +25,9 @@ describeOneDialect('the post stage sends every new or changed invoice exactly on
   });
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     onRequest = undefined;
     sandbox = await startSandbox({ onRequest: (request) => onRequest?.(request) });
-    expect((await runCli(['migrate'], { DATABASE_URL: testDb.url })).code).toBe(0);
     db = await openTestDatabase(testDb.url);
   });
 
@@ -245,10 +245,9 @@ describeOneDialect('idem run --force-reconcile', (dialect) => {
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     sandbox = await startSandbox();
     env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
   });
 
   afterEach(async () => {
