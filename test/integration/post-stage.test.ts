@@ -8,6 +8,7 @@ import { runCli, runCliWhenUnlocked, startCli, summaryOf, type CliResult } from 
 import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 
 const DAY = '2010-12-01';
 const INVOICES = 143;
@@ -240,20 +241,16 @@ describeOneDialect('the post stage sends every new or changed invoice exactly on
 });
 
 describeOneDialect('idem run --force-reconcile', (dialect) => {
-  let testDb: TestDatabase;
+  let project: ExampleProject;
   let sandbox: SandboxApi;
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createMigratedTestDatabase(dialect, context.task.name);
-    sandbox = await startSandbox();
-    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
+    project = await setUpExampleProject(dialect, context.task.name);
+    ({ sandbox, env } = project);
   });
 
-  afterEach(async () => {
-    await sandbox.close();
-    await testDb.drop();
-  });
+  afterEach(() => project.close());
 
   it('asks the destination about every posted record and re-creates only the one missing there', async () => {
     expect((await run(env)).code).toBe(0);
