@@ -23,9 +23,11 @@ const templates = new Map<TestDialect, Promise<void>>();
 /**
  * A fresh database with every migration applied, for one test, as {@link createTestDatabase}
  * names it. Migrations run once per dialect and suite run (in-process, into a template), and each
- * test gets a copy: a copied file on SQLite, `CREATE DATABASE … TEMPLATE` on PostgreSQL (~0.2 s
- * against ~1-2 s for `idem migrate` as a child process), the template's tables re-created with
- * `CREATE TABLE … LIKE` and their rows copied on MariaDB (~0.6 s against ~2-5 s). SQL Server, and
+ * test gets a copy: a copied file on SQLite, `CREATE DATABASE … TEMPLATE` on PostgreSQL, the
+ * template's tables re-created with `CREATE TABLE … LIKE` and their rows copied on MariaDB (it has
+ * no templates). Measured against a new database and `idem migrate` as a child process, on a
+ * loaded 2-core VM, median of 5: SQLite 1 ms against 1.7 s, PostgreSQL 0.75 s against 5.2 s,
+ * MariaDB 0.9 s against 5.5 s. SQL Server, and
  * a MariaDB template holding what `LIKE` does not copy (foreign keys, views, triggers), are
  * migrated in-process instead. For a test whose subject is migrating, use
  * {@link createTestDatabase} and run `idem migrate`.
