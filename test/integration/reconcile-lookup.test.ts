@@ -12,7 +12,7 @@ import type { DestinationDefinition, DestinationLookup } from '../../src/destina
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { dateRunKey } from '../../src/runs/run-key.ts';
 import { csvSource } from '../../src/source/csv-source.ts';
-import { describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
@@ -92,7 +92,7 @@ const pipeline = definePipeline({
   destinations: [destination('orders', lookup), destination('orders-without-exists', lookupWithoutExists)],
 });
 
-describeEachDialect('--force-reconcile asks the destination definition, not the answer shape', (dialect) => {
+describeOneDialect('--force-reconcile asks the destination definition, not the answer shape', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let api: OrdersApi;
