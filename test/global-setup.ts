@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { templateDir, templateName } from './helpers/template-database-names.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -9,6 +11,8 @@ declare module 'vitest' {
     mssqlTestUrl: string;
     /** Why no SQL Server container runs although a container runtime exists. */
     mssqlTestUnavailable: string;
+    /** This suite run's id: names the template databases test/helpers/migrated-test-database.ts makes. */
+    testRunId: string;
   }
 }
 
@@ -38,13 +42,50 @@ function mayHaveContainerRuntime(): boolean {
 }
 
 /**
+ * Gives the run an id (`inject('testRunId')`), starts SQL Server where it can (see
+ * {@link startSqlServer}), and at the end drops the template databases the run made.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const runId = randomBytes(4).toString('hex');
+  project.provide('testRunId', runId);
+  const stopSqlServer = await startSqlServer(project);
+  return async () => {
+    await dropTemplates(runId);
+    await stopSqlServer?.();
+  };
+}
+
+/** Drops the template databases the run's workers made (each left a `made-<dialect>` note). */
+async function dropTemplates(runId: string): Promise<void> {
+  const dir = templateDir(runId);
+  if (!existsSync(dir)) return;
+  const { default: knexFactory } = await import('knex');
+  const { createDialectAdapter } = await import('../src/dialect/create-dialect-adapter.ts');
+  for (const note of readdirSync(dir).filter((file) => file.startsWith('made-'))) {
+    const dialect = note.slice('made-'.length);
+    const serverUrl = readFileSync(path.join(dir, note), 'utf8');
+    if (!serverUrl) continue;
+    const adapter = await createDialectAdapter(serverUrl, process.cwd());
+    const knex = knexFactory(adapter.knexConfig());
+    try {
+      await knex.raw(adapter.serverDatabaseSql(templateName(runId))!.drop);
+    } catch (error) {
+      console.warn(`could not drop the ${dialect} template database ${templateName(runId)}: ${(error as Error).message}`);
+    } finally {
+      await knex.destroy();
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
  * Starts SQL Server for the suite where a container runtime exists, and hands its URL to the
  * test workers with `provide` (read by `inject('mssqlTestUrl')` in test/helpers/dialects.ts).
  * Nothing to do when `IDEM_TEST_MSSQL_URL` names a server already or `TEST_DIALECTS` leaves
  * mssql out. Without a runtime this costs a few `existsSync` calls (testcontainers is not even
  * loaded; where it is, its probe rejects in ~2 ms) and SQL Server runs show as skipped.
  */
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+async function startSqlServer(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (process.env.IDEM_TEST_MSSQL_URL) return undefined;
   if (process.env.TEST_DIALECTS && !process.env.TEST_DIALECTS.split(',').includes('mssql')) return undefined;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PostStrategy } from '../../src/destination/post-strategy.ts';
 import type { SandboxFault } from '../../src/sandbox/sandbox-fault.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
-import { describeEachDialect, type TestDialect } from '../helpers/dialects.ts';
+import { describeOneDialect, type TestDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { readAftermath } from '../helpers/read-aftermath.ts';
 import { runCli, summaryOf } from '../helpers/run-cli.ts';
@@ -36,7 +36,7 @@ async function openStrategyWorld(dialect: TestDialect, strategy: PostStrategy, f
 }
 
 // Every case has its own database and sandbox, so all of them run concurrently.
-describeEachDialect('destination faults: each invoice at most once, and exactly once after the documented action', (dialect) => {
+describeOneDialect('destination faults: each invoice at most once, and exactly once after the documented action', (dialect) => {
   describe.each(STRATEGIES)('%s', (strategy) => {
     const open = (faults: SandboxFault[], identity: string) => openStrategyWorld(dialect, strategy, faults, `destination-${strategy}-${identity}`);
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { PostStrategy } from '../../src/destination/post-strategy.ts';
 import type { SandboxFault } from '../../src/sandbox/sandbox-fault.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
-import { describeEachDialect, type TestDialect } from '../helpers/dialects.ts';
+import { describeOneDialect, type TestDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { PROJECT_DIR, runCli, runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
 
@@ -26,7 +26,7 @@ async function openStrategyWorld(dialect: TestDialect, strategy: PostStrategy, i
 const posts = (world: FaultWorld, reference: string) => world.sandbox.state.stats().requests.filter((r) => r.method === 'POST' && r.reference === reference);
 const ledger = (world: FaultWorld, reference: string) => world.db.knex('post_ledger').where({ source_reference: reference }).select('status', 'failure_kind', 'attempts');
 
-describeEachDialect("each strategy's fine print", (dialect) => {
+describeOneDialect("each strategy's fine print", (dialect) => {
   describe.each(STRATEGIES)('%s', (strategy) => {
     it.concurrent('a gateway answers 504 after the destination applied the POST: never created twice', async ({ task }) => {
       const { world, env } = await openStrategyWorld(dialect, strategy, task.name, [{ kind: 'status-after-commit', status: 504, reference: REF }]);

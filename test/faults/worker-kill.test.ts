@@ -42,12 +42,21 @@ describeEachDialect('a post worker SIGKILLed mid-batch', (dialect) => {
   /**
    * Starts a worker and the run, and SIGKILLs the worker once it holds claimed items with
    * requests in flight (`inFlight` ledger status: pending under idempotency-key, sending under
-   * mark-before-send) and the destination has records.
+   * mark-before-send) and the destination has records. The worker is held still (SIGSTOP) before
+   * the ledger is read again, so the items seen in flight are still in flight when it dies: a
+   * poll that saw them and a kill that came after cannot be told apart by a send finishing between
+   * them.
    */
   async function killWorkerMidBatch(env: Record<string, string>, inFlight: 'pending' | 'sending') {
     const worker = startCli(['work', pipeline.name, '--run-key', DAY, '--poll-ms', '20', '--wait-ms', '60000'], env);
     const run = startCli(RUN, env);
-    await waitUntil('the worker to hold claims mid-batch', async () => world.sandbox.state.records().length >= 4 && (await heldByWorker(inFlight)) > 0);
+    await waitUntil('the worker to hold claims mid-batch', async () => {
+      if (world.sandbox.state.records().length < 4 || (await heldByWorker(inFlight)) === 0) return false;
+      worker.child.kill('SIGSTOP');
+      if ((await heldByWorker(inFlight)) > 0) return true;
+      worker.child.kill('SIGCONT');
+      return false;
+    });
     worker.child.kill('SIGKILL');
     const killed = await worker.done;
     expect(killed.signal).toBe('SIGKILL');

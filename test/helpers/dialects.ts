@@ -38,6 +38,25 @@ export function describeEachDialect(title: string, suite: (dialect: TestDialect)
   }
 }
 
+/**
+ * `describe` on one dialect only, titled `<dialect>: <title>` like {@link describeEachDialect}: for
+ * a suite whose subject is not the database (HTTP answers, sources, definitions, orchestration),
+ * where running it again per dialect checks nothing new. The dialect is the first of
+ * {@link DIALECTS} (SQLite, the fastest, unless `TEST_DIALECTS` narrows); `TEST_ALL_DIALECTS=1`
+ * runs such a suite on every dialect again. Each file that uses it is listed, with the reason one
+ * dialect is enough, in test/helpers/one-dialect-files.ts, and test/unit/one-dialect-files.test.ts
+ * holds the list to the code.
+ */
+export function describeOneDialect(title: string, suite: (dialect: TestDialect) => void): void {
+  if (process.env.TEST_ALL_DIALECTS === '1') return describeEachDialect(title, suite);
+  const dialect = DIALECTS.find((d) => unavailableReason(d) === undefined);
+  if (dialect === undefined) {
+    describe.skip(`${title} (skipped: no dialect available)`, () => {});
+    return;
+  }
+  describe(`${dialect}: ${title}`, () => suite(dialect));
+}
+
 export interface TestDatabase {
   readonly dialect: TestDialect;
   readonly url: string;

@@ -1,7 +1,7 @@
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import { createTestDatabase, type TestDatabase, type TestDialect } from './dialects.ts';
-import { runCli } from './run-cli.ts';
+import type { TestDatabase, TestDialect } from './dialects.ts';
+import { createMigratedTestDatabase } from './migrated-test-database.ts';
 import { destinationsEnv, startSandbox } from './sandbox.ts';
 import { openTestDatabase } from './test-db.ts';
 
@@ -14,13 +14,11 @@ export interface ExampleProject {
   close(): Promise<void>;
 }
 
-/** Sets up an {@link ExampleProject} for one test (`idem migrate` runs as a child process). */
+/** Sets up an {@link ExampleProject} for one test (its database a copy of the run's migrated template: see `createMigratedTestDatabase`). */
 export async function setUpExampleProject(dialect: TestDialect, identity: string): Promise<ExampleProject> {
-  const testDb = await createTestDatabase(dialect, identity);
+  const testDb = await createMigratedTestDatabase(dialect, identity);
   const sandbox = await startSandbox();
   const env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-  const migrated = await runCli(['migrate'], env);
-  if (migrated.code !== 0) throw new Error(`idem migrate exited ${migrated.code}: ${migrated.stderr}`);
   const db = await openTestDatabase(testDb.url);
   return {
     testDb,

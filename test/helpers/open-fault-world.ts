@@ -1,13 +1,14 @@
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxRequestLog } from '../../src/sandbox/sandbox-state.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import { createTestDatabase, type TestDatabase, type TestDialect } from './dialects.ts';
+import type { TestDatabase, TestDialect } from './dialects.ts';
+import { createMigratedTestDatabase } from './migrated-test-database.ts';
 import { destinationsEnv, startSandbox } from './sandbox.ts';
-import { openMigratedDatabase } from './test-db.ts';
+import { openTestDatabase } from './test-db.ts';
 
 /**
- * One isolated world for a fault test: a fresh migrated database (migrated in-process, which is
- * cheaper than spawning `idem migrate`), a sandbox destination, and the CLI environment that
+ * One isolated world for a fault test: a fresh migrated database (a copy of the run's migrated
+ * template, see `createMigratedTestDatabase`), a sandbox destination, and the CLI environment that
  * points at both. Worlds share nothing, so tests that each open their own can run concurrently.
  */
 export interface FaultWorld {
@@ -27,8 +28,8 @@ export interface FaultWorld {
 
 /** Opens a {@link FaultWorld} on `dialect`; `identity` names its database. */
 export async function openFaultWorld(dialect: TestDialect, identity: string): Promise<FaultWorld> {
-  const testDb = await createTestDatabase(dialect, identity);
-  const db = await openMigratedDatabase(testDb.url);
+  const testDb = await createMigratedTestDatabase(dialect, identity);
+  const db = await openTestDatabase(testDb.url);
   // The hook is looked up on every request, so a test can set and clear it at any time.
   const sandbox = await startSandbox({ onRequest: (request) => world.onRequest?.(request) });
   const world: FaultWorld = {

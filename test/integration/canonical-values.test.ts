@@ -2,36 +2,26 @@ import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeEachDialect } from '../helpers/dialects.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
-import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
-import { openTestDatabase } from '../helpers/test-db.ts';
 
 const DAY = '2010-12-01';
 /** The real day re-exported with other formatting (see test/fixtures/reformatted/README.md). */
 const REFORMATTED = path.join(PROJECT_DIR, 'test', 'fixtures', 'reformatted');
 
 describeEachDialect('a change means a business change: a reformatted re-export of a real day', (dialect) => {
-  let testDb: TestDatabase;
+  let project: ExampleProject;
   let db: Database;
   let sandbox: SandboxApi;
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
-    sandbox = await startSandbox();
-    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    const migrated = await runCli(['migrate'], env);
-    expect(migrated.code, migrated.stderr).toBe(0);
-    db = await openTestDatabase(testDb.url);
+    project = await setUpExampleProject(dialect, context.task.name);
+    ({ db, sandbox, env } = project);
   });
 
-  afterEach(async () => {
-    const [mine, api, database] = [db, sandbox, testDb];
-    await mine.close();
-    await api.close();
-    await database.drop();
-  });
+  afterEach(() => project.close());
 
   async function tables() {
     return {

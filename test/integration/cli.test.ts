@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
 import { readInvoices } from '../helpers/read-target.ts';
 import { runCli, runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
@@ -134,7 +135,7 @@ describeEachDialect('idem run as a process', (dialect) => {
   let sandbox: SandboxApi;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     sandbox = await startSandbox();
     env = { DATABASE_URL: testDb.url, IDEM_LOCK_LEASE_MS: '1500', IDEM_DESTINATIONS: destinationsEnv(sandbox) };
     db = await openTestDatabase(testDb.url);
@@ -147,17 +148,22 @@ describeEachDialect('idem run as a process', (dialect) => {
   });
 
   it('refuses an unmigrated database and names idem migrate', async () => {
-    const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], env);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/the database is not migrated \(7 pending: .*\); run `idem migrate` first/);
-    expect((await runCli(['migrate'], env)).code).toBe(0);
-    const again = await runCli(['migrate'], env);
-    expect(again.code).toBe(0);
-    expect(again.logs.at(-1)).toMatchObject({ applied: [], msg: 'already up to date' });
+    const empty = await createTestDatabase(dialect, 'unmigrated');
+    try {
+      const unmigrated = { ...env, DATABASE_URL: empty.url };
+      const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], unmigrated);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/the database is not migrated \(7 pending: .*\); run `idem migrate` first/);
+      expect((await runCli(['migrate'], unmigrated)).code).toBe(0);
+      const again = await runCli(['migrate'], unmigrated);
+      expect(again.code).toBe(0);
+      expect(again.logs.at(-1)).toMatchObject({ applied: [], msg: 'already up to date' });
+    } finally {
+      await empty.drop();
+    }
   });
 
   it('lets one of two processes started together run; the other exits 75 within a second, naming the holder', async () => {
-    expect((await runCli(['migrate'], env)).code).toBe(0);
     // Both pause after staging while they hold the lock, so the loser always meets a held lock.
     const slow = { ...env, IDEM_FAILPOINTS: 'after-stage=sleep:3000' };
     const [a, b] = await Promise.all([
@@ -177,7 +183,6 @@ describeEachDialect('idem run as a process', (dialect) => {
   });
 
   it('a run killed with SIGKILL mid-stage leaves no lock behind; the rerun ends with a clean run’s rows', async () => {
-    expect((await runCli(['migrate'], env)).code).toBe(0);
     const killed = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01', '--batch-rows', '40'], {
       ...env,
       IDEM_FAILPOINTS: 'mid-stage=kill',
@@ -197,10 +202,9 @@ describeEachDialect('idem run as a process', (dialect) => {
     expect(await db.knex('job_runs').first()).toMatchObject({ status: 'completed', attempts: 2 });
     expect(Number((await db.knex('stg_online_retail_invoices').count({ n: '*' }))[0]!.n)).toBe(0);
 
-    const clean = await createTestDatabase(dialect, 'clean run');
+    const clean = await createMigratedTestDatabase(dialect, 'clean run');
     try {
       const cleanEnv = { DATABASE_URL: clean.url, IDEM_DESTINATIONS: env.IDEM_DESTINATIONS };
-      await runCli(['migrate'], cleanEnv);
       expect((await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], cleanEnv)).code).toBe(0);
       const cleanDb = await openTestDatabase(clean.url);
       expect(await readInvoices(db, { stamps: false })).toEqual(await readInvoices(cleanDb, { stamps: false }));
@@ -211,7 +215,6 @@ describeEachDialect('idem run as a process', (dialect) => {
   });
 
   it.each(['mid-upsert', 'after-upsert', 'before-complete'] as const)('a crash at %s is finished by a plain rerun', async (point) => {
-    expect((await runCli(['migrate'], env)).code).toBe(0);
     const killed = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...env, IDEM_FAILPOINTS: `${point}=kill` });
     expect(killed.signal).toBe('SIGKILL');
     expect(await readInvoices(db)).toHaveLength(point === 'mid-upsert' ? 0 : 143);

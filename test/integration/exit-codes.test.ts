@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
-import { describeEachDialect } from '../helpers/dialects.ts';
+import { describeOneDialect } from '../helpers/dialects.ts';
 import { openFaultWorld } from '../helpers/open-fault-world.ts';
 import path from 'node:path';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
@@ -13,7 +13,7 @@ const RUN = ['run', pipeline.name, '--date', DAY];
 const INVOICES = 143;
 
 
-describeEachDialect('exit codes a scheduler acts on', (dialect) => {
+describeOneDialect('exit codes a scheduler acts on', (dialect) => {
   it.concurrent('a destination answering 503 through every retry: exit 75 (retry later); the rerun after the outage completes', async () => {
     const world = await openFaultWorld(dialect, 'exit-503');
     try {

@@ -13,10 +13,11 @@ import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import type { HttpJsonPaging } from '../../src/source/http-json-paging.ts';
 import { readHttpJsonRows, type HttpJsonReadOptions } from '../../src/source/read-http-json-rows.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { sourcesEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
 
 type FixtureProduct = { stock_code: string; description: string; unit_price: string; updated_at: string };
 
@@ -98,7 +99,7 @@ describe('the products pipeline: configuration errors', () => {
   });
 });
 
-describeEachDialect('the products pipeline imports the sandbox catalogue over HTTP', (dialect) => {
+describeOneDialect('the products pipeline imports the sandbox catalogue over HTTP', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let sandbox: SandboxApi;
@@ -116,9 +117,8 @@ describeEachDialect('the products pipeline imports the sandbox catalogue over HT
   };
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     sandbox = await startSandbox();
-    expect((await runCli(['migrate'], { DATABASE_URL: testDb.url })).code).toBe(0);
     db = await openTestDatabase(testDb.url);
   });
 

@@ -4,7 +4,7 @@ import { findJobRun, completePostedJobRun, completeReviewedJobRun, enterPostStag
 import { findSourceMark, setPendingSourceMark } from '../../src/runs/source-marks-queries.ts';
 import type { SandboxProduct } from '../../src/sandbox/validate-sandbox-products.ts';
 import { column } from '../../src/column/column-type.ts';
-import { describeEachDialect } from '../helpers/dialects.ts';
+import { describeOneDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { runCli, runCliWhenUnlocked, summaryOf } from '../helpers/run-cli.ts';
 import { sourcesEnv } from '../helpers/sandbox.ts';
@@ -22,7 +22,7 @@ const CATALOGUE: SandboxProduct[] = Array.from({ length: 6 }, (_, i) => ({
 }));
 const FIRST_MARK = '2026-11-06T10:00:00.000Z';
 
-describeEachDialect('an incremental HTTP source: only what changed since the last completed run', (dialect) => {
+describeOneDialect('an incremental HTTP source: only what changed since the last completed run', (dialect) => {
   let world: FaultWorld;
   let env: Record<string, string>;
   const run = (date: string, ...extra: string[]) => runCli(['run', PIPELINE, '--date', date, ...extra], env);

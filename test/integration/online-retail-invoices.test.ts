@@ -1,12 +1,11 @@
 import { Big } from 'big.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeEachDialect } from '../helpers/dialects.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { editedFixture, fixtureLines, writeTempSource } from '../helpers/fixtures.ts';
 import { readInvoices } from '../helpers/read-target.ts';
 import { runCli, summaryOf } from '../helpers/run-cli.ts';
-import { openTestDatabase } from '../helpers/test-db.ts';
-import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
 const REFERENCE = [
@@ -17,25 +16,17 @@ const REFERENCE = [
 ];
 
 describeEachDialect('the online-retail-invoices pipeline on real daily files', (dialect) => {
-  let testDb: TestDatabase;
+  let project: ExampleProject;
   let db: Database;
-  let env: Record<string, string>;
   let sandbox: SandboxApi;
+  let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
-    sandbox = await startSandbox();
-    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    const migrated = await runCli(['migrate'], env);
-    expect(migrated.code).toBe(0);
-    db = await openTestDatabase(testDb.url);
+    project = await setUpExampleProject(dialect, context.task.name);
+    ({ db, sandbox, env } = project);
   });
 
-  afterEach(async () => {
-    await db.close();
-    await sandbox.close();
-    await testDb.drop();
-  });
+  afterEach(() => project.close());
 
   it.each(REFERENCE)('loads $date with its reference figures', async (day) => {
     const result = await runCli(['run', 'online-retail-invoices', '--date', day.date], env);

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
-import { describeEachDialect } from '../helpers/dialects.ts';
+import { describeOneDialect } from '../helpers/dialects.ts';
 import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { startPingRecorder } from '../helpers/ping-recorder.ts';
 import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { waitForLogLine } from '../helpers/wait-for-log-line.ts';
 
-describeEachDialect('operating idem: backfill, catch-up, status and heartbeats', (dialect) => {
+describeOneDialect('operating idem: backfill, catch-up, status and heartbeats', (dialect) => {
   let project: ExampleProject;
   let db: Database;
   let sandbox: SandboxApi;
@@ -101,10 +102,14 @@ describeEachDialect('operating idem: backfill, catch-up, status and heartbeats',
       expect(monitor.pings.map((p) => p.path)).toEqual(['/ping/abc/start', '/ping/abc/fail']);
 
       monitor.pings.length = 0;
-      const slow = { ...env, IDEM_FAILPOINTS: 'after-stage=sleep:2500', IDEM_HEARTBEATS: JSON.stringify({ 'online-retail-invoices': monitor.url }) };
-      const holder = startCli(['run', 'online-retail-invoices', '--date', '2010-12-03'], slow);
-      await new Promise((resolve) => setTimeout(resolve, 1200));
-      const blocked = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-05'], slow);
+      const heartbeats = { ...env, IDEM_HEARTBEATS: JSON.stringify({ 'online-retail-invoices': monitor.url }) };
+      const holder = startCli(['run', 'online-retail-invoices', '--date', '2010-12-03'], { ...heartbeats, IDEM_FAILPOINTS: 'after-stage=sleep:1000' });
+      // Staged, so it holds the lock, and idle in the failpoint's sleep (no transaction open):
+      // stopped there until the other run has met the lock.
+      await waitForLogLine(holder, (line) => line.stage === 'stage');
+      holder.child.kill('SIGSTOP');
+      const blocked = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-05'], heartbeats);
+      holder.child.kill('SIGCONT');
       expect(blocked.code).toBe(75);
       expect((await holder.done).code).toBe(0);
       expect(monitor.pings.map((p) => p.path)).toEqual(['/ping/abc/start', '/ping/abc']);

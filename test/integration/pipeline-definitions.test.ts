@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { createTestDatabase, describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 
@@ -21,7 +21,7 @@ async function readState(db: Database) {
   };
 }
 
-describeEachDialect("a pipeline's own mistakes in toRecords: exit 2 naming the column, nothing written", (dialect) => {
+describeOneDialect("a pipeline's own mistakes in toRecords: exit 2 naming the column, nothing written", (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let env: Record<string, string>;

@@ -2,17 +2,19 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import type { SandboxRequestLog } from '../../src/sandbox/sandbox-state.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { editedFixture } from '../helpers/fixtures.ts';
 import { runCli, runCliWhenUnlocked, startCli, summaryOf, type CliResult } from '../helpers/run-cli.ts';
 import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
+import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 
 const DAY = '2010-12-01';
 const INVOICES = 143;
 const run = (env: Record<string, string>, ...extra: string[]) => runCli(['run', 'online-retail-invoices', '--date', DAY, ...extra], env);
 
-describeEachDialect('the post stage sends every new or changed invoice exactly once', (dialect) => {
+describeOneDialect('the post stage sends every new or changed invoice exactly once', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let sandbox: SandboxApi;
@@ -24,10 +26,9 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
   });
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     onRequest = undefined;
     sandbox = await startSandbox({ onRequest: (request) => onRequest?.(request) });
-    expect((await runCli(['migrate'], { DATABASE_URL: testDb.url })).code).toBe(0);
     db = await openTestDatabase(testDb.url);
   });
 
@@ -270,22 +271,17 @@ describeEachDialect('the post stage sends every new or changed invoice exactly o
   });
 });
 
-describeEachDialect('idem run --force-reconcile', (dialect) => {
-  let testDb: TestDatabase;
+describeOneDialect('idem run --force-reconcile', (dialect) => {
+  let project: ExampleProject;
   let sandbox: SandboxApi;
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
-    sandbox = await startSandbox();
-    env = { DATABASE_URL: testDb.url, IDEM_DESTINATIONS: destinationsEnv(sandbox) };
-    expect((await runCli(['migrate'], env)).code).toBe(0);
+    project = await setUpExampleProject(dialect, context.task.name);
+    ({ sandbox, env } = project);
   });
 
-  afterEach(async () => {
-    await sandbox.close();
-    await testDb.drop();
-  });
+  afterEach(() => project.close());
 
   it('asks the destination about every posted record and re-creates only the one missing there', async () => {
     expect((await run(env)).code).toBe(0);

@@ -126,7 +126,8 @@ describeEachDialect('idem run --workers', (dialect) => {
       workers = children();
     }
     expect(workers).toHaveLength(2);
-    await delay(500); // the workers are posting
+    // The workers are posting: an item is claimed by one of them.
+    for (let i = 0; i < 300 && (await world.db.knex('post_ledger').where('claimed_by', 'like', 'worker %').first()) === undefined; i++) await delay(50);
     run.child.kill('SIGTERM');
     expect((await run.done).signal).toBe('SIGTERM');
     const alive = (pid: number): boolean => {

@@ -12,10 +12,10 @@ import type { DestinationDefinition, DestinationLookup } from '../../src/destina
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { dateRunKey } from '../../src/runs/run-key.ts';
 import { csvSource } from '../../src/source/csv-source.ts';
-import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
+import { describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
-import { runCli } from '../helpers/run-cli.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
+import { createMigratedTestDatabase } from '../helpers/migrated-test-database.ts';
 
 /** One order an {@link OrdersApi} holds. */
 interface RemoteOrder {
@@ -92,15 +92,14 @@ const pipeline = definePipeline({
   destinations: [destination('orders', lookup), destination('orders-without-exists', lookupWithoutExists)],
 });
 
-describeEachDialect('--force-reconcile asks the destination definition, not the answer shape', (dialect) => {
+describeOneDialect('--force-reconcile asks the destination definition, not the answer shape', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
   let api: OrdersApi;
 
   beforeEach(async (context) => {
-    testDb = await createTestDatabase(dialect, context.task.name);
+    testDb = await createMigratedTestDatabase(dialect, context.task.name);
     api = await startOrdersApi();
-    expect((await runCli(['migrate'], { DATABASE_URL: testDb.url })).code).toBe(0);
     db = await openTestDatabase(testDb.url);
     await createMigrationContext(db.knex, db.adapter).createPipelineTables({ ...pipeline.tables, columns: COLUMNS });
   });

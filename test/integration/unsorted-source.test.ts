@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { seededRandom } from '../../src/prove/seeded-random.ts';
-import { describeEachDialect } from '../helpers/dialects.ts';
+import { describeOneDialect } from '../helpers/dialects.ts';
 import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
 import { fixtureLines, writeTempSource } from '../helpers/fixtures.ts';
 import { readInvoices, type InvoiceRow } from '../helpers/read-target.ts';
@@ -50,7 +50,7 @@ const content = ({ lines, row_hash: _hash, first_run_key: _first, last_changed_r
   lines: [...lines].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
 });
 
-describeEachDialect('an export whose invoice lines are not next to each other', (dialect) => {
+describeOneDialect('an export whose invoice lines are not next to each other', (dialect) => {
   let project: ExampleProject;
 
   beforeEach(async (context) => {

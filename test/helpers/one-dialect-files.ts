@@ -1,0 +1,22 @@
+/**
+ * The test files that run on one dialect only (`describeOneDialect`), each with the reason one is
+ * enough. Their subject is not the database: what they prove is decided above the dialect
+ * adapter, in code that asks the adapter through one interface and writes through knex. The SQL
+ * they reach (staging, upsert, the ledger's claims and marks, the app lock, job_runs) is proven
+ * on every dialect by the files that keep `describeEachDialect`: kill-matrix, worker-kill,
+ * update-kill, post-workers, paused-process, overlap, app-lock, lock-conflict, ledger-enqueue,
+ * dialect-values, canonical-values, clock, duplicate-keys, retention-and-quarantine and the rest.
+ * test/unit/one-dialect-files.test.ts holds this list to the files.
+ */
+export const ONE_DIALECT_FILES: Readonly<Record<string, string>> = {
+  'test/faults/destination-faults.test.ts': "HTTP faults of the destination (resets, 503 storms, a 400): what each strategy does with an answer is decided in src/post/, above the adapter",
+  'test/faults/strategy-fine-print.test.ts': "each post strategy's answer to a 504 after apply, a late commit and A → B → A: src/post/ decides; the ledger's SQL is proven per dialect by worker-kill, update-kill and ledger-enqueue",
+  'test/integration/exit-codes.test.ts': 'how an HTTP answer maps to an exit code (src/outcome/, src/post/): no SQL decides it',
+  'test/integration/http-json-source.test.ts': 'the HTTP JSON source (paging, retries, quarantine of bad items): read before anything is staged',
+  'test/integration/incremental-source.test.ts': "the incremental source's mark: read from job_runs through knex, like any completed run",
+  'test/integration/operating.test.ts': 'backfill, catch-up, status and heartbeats orchestrate runs; the lock and job_runs they rely on are proven per dialect by app-lock, lock-conflict, overlap and status-dead-runs',
+  'test/integration/pipeline-definitions.test.ts': "a pipeline's own mistakes are caught in JavaScript as the module loads or a record is built, before SQL",
+  'test/integration/post-stage.test.ts': 'retries, Retry-After, a 400, a hang after commit and kills while posting: HTTP handling in src/post/; kills mid-post are proven per dialect by kill-matrix, worker-kill and update-kill',
+  'test/integration/reconcile-lookup.test.ts': 'which look-up --force-reconcile asks is read from the destination definition in src/post/; the ledger rows it reads come through knex',
+  'test/integration/unsorted-source.test.ts': 'grouping and external sorting of an unsorted CSV export happen in the source, before staging',
+};
