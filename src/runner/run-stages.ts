@@ -6,6 +6,7 @@ import { QuarantineError } from '../errors/quarantine-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
 import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queries.ts';
 import { HighWaterMark } from '../source/high-water-mark.ts';
+import { cursorOfRow } from '../source/http-json-incremental.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
 import { RereadableRows } from '../source/rereadable-rows.ts';
 import type { SourceRow } from '../source/source-row.ts';
@@ -50,9 +51,11 @@ export async function runStages(
   let started = performance.now();
   await hit('before-stage');
   await lock.assertHeld();
-  // An incremental source reads what changed since its mark; `--force` reads everything.
+  // An incremental source reads what changed since its mark; `--force` (and `--force-reconcile`,
+  // which implies it) reads everything.
   const incremental = pipeline.source.kind === 'http-json' ? pipeline.source.incremental : undefined;
-  const since = incremental && !request.force ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
+  const readsEverything = request.force || request.forceReconcile;
+  const since = incremental && !readsEverything ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
 
   /** One pass of extract + stage: staging and this attempt's quarantine start empty each time. */
   const extractAndStage = async (rereadable: boolean) => {
@@ -65,7 +68,10 @@ export async function runStages(
     const countRow = (row: SourceRow<unknown>): void => {
       rows += 1;
       if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
-      if (incremental) mark!.see(incremental.cursor(row.value), `${sourceLocation}: item ${row.line}`);
+      if (incremental) {
+        const what = `${sourceLocation}: item ${row.line}`;
+        mark!.see(cursorOfRow(incremental, row.value, what), what);
+      }
     };
     const sourceRows = readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
       settings: ctx.config.sources[pipeline.name],

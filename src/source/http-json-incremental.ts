@@ -1,3 +1,5 @@
+import { PipelineError } from '../errors/pipeline-error.ts';
+
 /**
  * How an HTTP JSON source reads only what changed since the last completed run: each item
  * carries a cursor (an `updated_at` instant, or a change sequence number), and each request sends
@@ -19,7 +21,13 @@
 export interface HttpJsonIncremental<Row> {
   /** The query parameter the mark is sent in, for example `updated_since`. */
   readonly param: string;
-  /** An item's cursor, from its validated row. */
+  /**
+   * An item's cursor, from its validated row: what the source's `row` schema gives, or, where a
+   * pipeline with a `key` derives the row from its columns, an object keyed by the **column
+   * names** (and the key field), each holding the column's canonical value. A cursor that
+   * returns `undefined` or throws is a mistake in the pipeline: the run exits 2 naming the row's
+   * keys.
+   */
   readonly cursor: (row: Row) => string | number;
   /**
    * How cursors compare: `instant`, an ISO 8601 date and time with its offset (`Z` or `±hh:mm`),
@@ -27,4 +35,23 @@ export interface HttpJsonIncremental<Row> {
    * compared as numbers of any size. The mark is sent as the item gave it.
    */
   readonly type: 'instant' | 'integer';
+}
+
+/**
+ * The cursor `incremental.cursor` gives for one validated row.
+ * @param what - names the item in an error, for example `https://…/products: item 17`.
+ * @throws PipelineError (exit 2) when the cursor function throws or returns `undefined`, naming
+ *   the row's keys (a short-form row is keyed by column names, not by the API's field names).
+ */
+export function cursorOfRow<Row>(incremental: Pick<HttpJsonIncremental<Row>, 'cursor'>, row: Row, what: string): unknown {
+  let cursor: unknown;
+  let failure: string | undefined;
+  try {
+    cursor = incremental.cursor(row);
+  } catch (error) {
+    failure = `threw ${(error as Error).message}`;
+  }
+  if (failure === undefined && cursor !== undefined) return cursor;
+  const keys = row !== null && typeof row === 'object' ? Object.keys(row).map((key) => JSON.stringify(key)).join(', ') : `none (the row is ${JSON.stringify(row)})`;
+  throw new PipelineError(`${what}: the pipeline's incremental.cursor(row) ${failure ?? 'returned undefined'}; the row it receives is the validated row, whose keys are ${keys} (a row derived from the columns is keyed by column names)`);
 }
