@@ -132,7 +132,7 @@ function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: str
   const row = columnsRowSchema({ key, columns: definition.columns, fields, form: source.kind === 'csv' ? 'text' : 'json', timeZone: definition.timeZone });
   const header = [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)];
   if (source.kind === 'csv') return Object.freeze({ ...source, row, header: source.header ?? header }) as typeof source;
-  return Object.freeze({ ...source, row }) as typeof source;
+  return Object.freeze({ ...source, row, expectFields: source.expectFields ?? header }) as typeof source;
 }
 
 /** The default `toRecords` of a pipeline with a key: each row is the record of its key, with the columns' fields as values. */

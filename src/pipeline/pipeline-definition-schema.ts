@@ -48,6 +48,7 @@ const HttpJsonSourceSchema = z.strictObject({
   row: rowSchema,
   invalidRows: z.enum(['quarantine', 'fail']),
   singleFullPage: z.enum(['fail', 'accept']),
+  expectFields: z.array(name).optional(),
   // Checked field by field by `httpSettingsProblem`, as IDEM_SOURCES is.
   http: z.unknown().optional(),
   incremental: z

@@ -161,6 +161,14 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
       const update = await idem(['run', 'cars', '--date', '2026-01-02'], sources);
       expect(summaryOf(update).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: 11 });
       expect(Number((await db.knex('cars').where({ source_reference: '3' }).first()).horsepower)).toBe(155);
+
+      // The API renames Horsepower to HP: a field the pipeline reads that no item has is exit 2, not a null in every row.
+      body = JSON.stringify(cars.map(({ Horsepower, ...car }) => ({ ...car, HP: Horsepower })));
+      const renamed = await runCli(['run', 'cars', '--date', '2026-01-03'], { ...env, ...sources });
+      expect([renamed.code, summaryOf(renamed).outcome]).toEqual([2, 'failed']);
+      expect(summaryOf(renamed).msg).toContain(`${api.url}/cars: no item of the 12 read has the field "Horsepower", which the pipeline reads`);
+      expect(summaryOf(renamed).msg).toContain('the items have: id, Name, Miles_per_Gallon, Cylinders, Displacement, Weight_in_lbs, Acceleration, Year, Origin, HP');
+      expect(Number((await db.knex('cars').where({ source_reference: '3' }).first()).horsepower)).toBe(155);
     } finally {
       api.server.close();
     }
