@@ -35,9 +35,9 @@ function instantOf(text: string, timeZone: string): string {
 /** A field's value as `canonicalValue` takes it for its column, from the source's form. */
 function inputOf(spec: ColumnSpec, raw: unknown, source: ColumnsRowSchemaSpec): unknown {
   if (raw === null || raw === undefined) return null;
-  // Spaces around a field are formatting, not data: every CSV field, and a JSON string read as
-  // something other than text (a number, a date or an instant written as a string), is trimmed.
-  const value = typeof raw === 'string' && (source.form === 'text' || spec.type !== 'text') ? raw.trim() : raw;
+  // Spaces around a value read as a number, date, instant, boolean or JSON are formatting, not
+  // data; a text column keeps its value as written.
+  const value = typeof raw === 'string' && spec.type !== 'text' ? raw.trim() : raw;
   if (spec.type === 'instant' && typeof value === 'string') return instantOf(value, source.timeZone);
   if (source.form === 'json') return value;
   const text = value as string;
@@ -70,13 +70,13 @@ function ruleOf(error: unknown): string {
  * `timeZone`, JSON from its text. From JSON: the values as parsed (a JSON number for an integer,
  * decimal or float column), instants from their text as above. A NULL (a CSV null token, a JSON
  * `null` or a missing field) passes only for a nullable column. Spaces around a value are
- * formatting, not data: every CSV field (the key's included) is trimmed before its rule, and so
- * is a JSON string read as a number, date, instant or boolean (a JSON string for a text column is
- * kept as served).
+ * formatting, not data: the key, and a field read as a number, date, instant, boolean or JSON
+ * (CSV text, or a JSON string), are trimmed before their rule; a text column keeps its value as
+ * written.
  */
 export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow> {
   const key = z.unknown().transform((value, ctx) => {
-    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' && spec.form === 'text' ? value.trim() : value;
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : value;
     if (typeof text === 'string' && text.length > 0 && text.length <= 200) return text;
     ctx.addIssue({ code: 'custom', message: 'the business key must be text of 1..200 characters' });
     return z.NEVER;

@@ -14,8 +14,8 @@ const columns = { name: column.text(), reading: column.float({ nullable: true })
 describe('columnsRowSchema', () => {
   it('converts CSV text to each column\'s canonical value, instants without an offset in the time zone', () => {
     const row = columnsRowSchema({ key: 'code', columns, form: 'text', timeZone: 'Europe/London' });
-    expect(row.parse({ code: 'A1', name: 'x', reading: null, price: '3.1', at: '2024-07-01 08:30:00', ok: 'TRUE' })).toEqual({
-      code: 'A1', name: 'x', reading: null, price: '3.10', at: '2024-07-01T07:30:00.000Z', ok: true,
+    expect(row.parse({ code: 'A1', name: 'x ', reading: null, price: '3.1', at: '2024-07-01 08:30:00', ok: 'TRUE' })).toEqual({
+      code: 'A1', name: 'x ', reading: null, price: '3.10', at: '2024-07-01T07:30:00.000Z', ok: true,
     });
     const bad = row.safeParse({ code: '', name: null, reading: 'warm', price: '1.005', at: 'soon', ok: 'yes' });
     expect(bad.error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)).toEqual([
@@ -28,10 +28,10 @@ describe('columnsRowSchema', () => {
     ]);
   });
 
-  it('trims spaces around every CSV field, and around a JSON string read as a number, date or instant; a JSON text value stays as served', () => {
-    const text = columnsRowSchema({ key: 'code', columns: { name: column.text(), longitude: column.decimal(9, 6), qty: column.integer(), on: column.date() }, form: 'text', timeZone: 'UTC' });
-    expect(text.parse({ code: ' A1 ', name: ' x ', longitude: ' -72.637078 ', qty: ' 6 ', on: ' 2024-07-01 ' })).toEqual({
-      code: 'A1', name: 'x', longitude: '-72.637078', qty: 6, on: '2024-07-01',
+  it('trims spaces around the key and a value read as a number, date, instant or boolean, from CSV and JSON; a text column keeps its value as written', () => {
+    const text = columnsRowSchema({ key: 'code', columns: { name: column.text(), longitude: column.decimal(9, 6), qty: column.integer(), on: column.date(), ok: column.boolean() }, form: 'text', timeZone: 'UTC' });
+    expect(text.parse({ code: ' A1 ', name: ' x ', longitude: ' -72.637078 ', qty: ' 6 ', on: ' 2024-07-01 ', ok: ' true' })).toEqual({
+      code: 'A1', name: ' x ', longitude: '-72.637078', qty: 6, on: '2024-07-01', ok: true,
     });
     const json = columnsRowSchema({ key: 'id', columns: { name: column.text(), longitude: column.decimal(9, 6), at: column.instant() }, form: 'json', timeZone: 'UTC' });
     expect(json.parse({ id: 1, name: ' x ', longitude: ' -72.637078 ', at: ' 2024-07-01T08:30:00Z ' })).toEqual({
