@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { UsageError } from '../errors/usage-error.ts';
 import { parseLinkHeader } from '../http/parse-link-header.ts';
-import type { HttpJsonPaging } from '../source/http-json-paging.ts';
+import type { HttpJsonPaging } from '../source/http-json/http-json-paging.ts';
 
 /** A JSON sample as `idem new` reads it: its items, and where they are in the body. */
 export interface JsonSample {

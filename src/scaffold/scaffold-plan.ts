@@ -1,5 +1,5 @@
 import type { ColumnSpec } from '../column/column-type.ts';
-import type { HttpJsonPaging } from '../source/http-json-paging.ts';
+import type { HttpJsonPaging } from '../source/http-json/http-json-paging.ts';
 
 /** What `idem new` inferred from a sample: everything the generated files are written from. */
 export interface ScaffoldPlan {

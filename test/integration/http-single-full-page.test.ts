@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../src/errors/usage-error.ts';
-import type { HttpJsonPaging } from '../../src/source/http-json-paging.ts';
+import type { HttpJsonPaging } from '../../src/source/http-json/http-json-paging.ts';
 import { PipelineError } from '../../src/errors/pipeline-error.ts';
-import { readHttpJsonRows, type HttpJsonReadSpec } from '../../src/source/read-http-json-rows.ts';
+import { readHttpJsonRows, type HttpJsonReadSpec } from '../../src/source/http-json/read-http-json-rows.ts';
 import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
 
 // A real loopback server that acts as json-server does when a path leaves out `_page`: it serves

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { column } from '../../src/column/column-type.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import { columnsRowSchema } from '../../src/source/columns-row-schema.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
-import { httpJsonSource } from '../../src/source/http-json-source.ts';
-import { cursorOfRow } from '../../src/source/http-json-incremental.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
+import { httpJsonSource } from '../../src/source/http-json/http-json-source.ts';
+import { cursorOfRow } from '../../src/source/cursor-of-row.ts';
 import { PipelineError } from '../../src/errors/pipeline-error.ts';
 import type { PipelineRecord } from '../../src/pipeline/pipeline-record.ts';
 

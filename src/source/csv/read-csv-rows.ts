@@ -2,17 +2,17 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { finished } from 'node:stream';
 import { parse, type CsvError } from 'csv-parse';
-import { SourceError } from '../errors/source-error.ts';
-import type { QuarantinedRow } from './quarantined-row.ts';
-import { csvLine } from '../dialect/csv-line.ts';
+import { SourceError } from '../../errors/source-error.ts';
+import type { QuarantinedRow } from '../quarantined-row.ts';
+import { csvLine } from '../../dialect/csv-line.ts';
 import { CsvByteCheck, type CsvByteFault } from './csv-byte-check.ts';
-import { createRowValidator } from './create-row-validator.ts';
+import { createRowValidator } from '../create-row-validator.ts';
 import { CSV_SOURCE_DEFAULTS, type CsvSource } from './csv-source.ts';
 import { decodeSourceText } from './decode-source-text.ts';
-import { describeValue } from './describe-value.ts';
+import { describeValue } from '../describe-value.ts';
 import { headerMismatch } from './header-mismatch.ts';
 import { locateCsvOffset } from './locate-csv-offset.ts';
-import type { SourceRow } from './source-row.ts';
+import type { SourceRow } from '../source-row.ts';
 
 /** What {@link readCsvRows} needs from a `CsvSource`; options left out take `csvSource`'s defaults. */
 export type CsvReadSpec<Row> = Required<Pick<CsvSource<Row>, 'header' | 'row'>> &

@@ -1,20 +1,21 @@
 import type { ZodType } from 'zod';
-import { SourceError } from '../errors/source-error.ts';
-import { UsageError } from '../errors/usage-error.ts';
-import { createHttpAgent } from '../http/create-http-agent.ts';
-import { DEFAULT_HTTP_SETTINGS } from '../http/http-settings.ts';
-import type { HttpSettings } from '../http/http-settings.ts';
-import { parseLinkHeader } from '../http/parse-link-header.ts';
-import { requestJson } from '../http/request-json.ts';
-import type { JsonResponse } from '../http/request-json.ts';
-import { sendWithRetry } from '../http/send-with-retry.ts';
-import type { RetryInfo } from '../http/send-with-retry.ts';
-import type { QuarantinedRow } from './quarantined-row.ts';
+import { SourceError } from '../../errors/source-error.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { createHttpAgent } from '../../http/create-http-agent.ts';
+import { DEFAULT_HTTP_SETTINGS } from '../../http/http-settings.ts';
+import type { HttpSettings } from '../../http/http-settings.ts';
+import { parseLinkHeader } from '../../http/parse-link-header.ts';
+import { requestJson } from '../../http/request-json.ts';
+import type { JsonResponse } from '../../http/request-json.ts';
+import { sendWithRetry } from '../../http/send-with-retry.ts';
+import type { RetryInfo } from '../../http/send-with-retry.ts';
+import type { QuarantinedRow } from '../quarantined-row.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
-import { HighWaterMark } from './high-water-mark.ts';
-import { cursorOfRow, type HttpJsonIncremental } from './http-json-incremental.ts';
-import { PipelineError } from '../errors/pipeline-error.ts';
-import type { SourceRow } from './source-row.ts';
+import { HighWaterMark } from '../high-water-mark.ts';
+import { cursorOfRow } from '../cursor-of-row.ts';
+import type { HttpJsonIncremental } from './http-json-incremental.ts';
+import { PipelineError } from '../../errors/pipeline-error.ts';
+import type { SourceRow } from '../source-row.ts';
 
 /** What {@link readHttpJsonRows} needs from an `HttpJsonSource`. */
 export interface HttpJsonReadSpec<Row> {

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
-import { httpSettingsProblem, type HttpSettingsInput } from '../http/http-settings.ts';
+import type { SourceDeclaration } from '../source-kind.ts';
+import { httpSettingsProblem, type HttpSettingsInput } from '../../http/http-settings.ts';
 import type { HttpJsonIncremental } from './http-json-incremental.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
 
@@ -17,7 +18,7 @@ import type { HttpJsonPaging } from './http-json-paging.ts';
  * Each item's `SourceRow.line` is its 1-based index in the whole stream (the first item of the
  * first page is 1), what the quarantine and duplicate-key errors name as its "line".
  */
-export interface HttpJsonSource<Row> {
+export interface HttpJsonSource<Row> extends SourceDeclaration<Row> {
   readonly kind: 'http-json';
   /**
    * Appended to the base URL: a path starting with `/`, with any fixed query, for example
