@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { finished } from 'node:stream';
-import { parse, type CsvError } from 'csv-parse';
+import { parse, type CsvError, type Parser } from 'csv-parse';
 import { SourceError } from '../../errors/source-error.ts';
 import type { QuarantinedRow } from '../quarantined-row.ts';
 import { csvLine } from '../../dialect/csv-line.ts';
@@ -105,10 +104,11 @@ async function refuseCutFile(file: string, header: readonly string[], options: C
  * cannot parse. The bytes are checked a chunk at a time before csv-parse reads them
  * ({@link CsvByteCheck}); a fault is located (line, field, value) by reading the file again.
  *
- * The file is fed to csv-parse a chunk at a time and its records are taken with `read()` until
- * it holds none (csv-parse parses a written chunk at once): records come in file order, so the
- * header is checked, and the rows before a fault are read, before the fault is reported.
- * Lines are counted here rather than taken from csv-parse's `info` (which builds two objects per
+ * Three stages: the file's chunks, checked and decoded ({@link checkedText}); csv-parse's records,
+ * a chunk's worth at a time ({@link parsedRecords}); and here, each record numbered, the header
+ * matched ({@link matchHeader}) and the rest validated ({@link toRow}). Records come in file
+ * order, so the header is checked, and the rows before a fault are read, before the fault is
+ * reported. Lines are counted here rather than taken from csv-parse's `info` (which builds two objects per
  * record and costs more than the parse itself): a record starts on the line after the previous
  * one ends, and spans one line more for each line break inside its quoted fields; blank lines
  * are read as records (`skip_empty_lines` off) only to be counted and skipped. `SourceRow.bytes`
@@ -132,122 +132,39 @@ export async function* readCsvRows<Row>(
   };
   const names = spec.header;
   const byName = (spec.headerMatch ?? CSV_SOURCE_DEFAULTS.headerMatch) === 'name';
-  const nullValues = new Set(spec.nullValues ?? CSV_SOURCE_DEFAULTS.nullValues);
-  const validate = createRowValidator(spec.row, names);
-  // The file's field index of each name of `header`, and how many fields its records have.
-  let indexes = names.map((_, i) => i);
-  let width = names.length;
-  let reordered = false;
+  const reader: RowReader<Row> = {
+    file,
+    names,
+    nullValues: new Set(spec.nullValues ?? CSV_SOURCE_DEFAULTS.nullValues),
+    validate: createRowValidator(spec.row, names),
+  };
   const input = createReadStream(file);
-  const chunks = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const bytes = new CsvByteCheck(options.encoding);
   const parser = parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: options.maxRecordBytes });
-  // `ended`: once the parser has emitted 'end' (or failed: `parser.errored`); `inputDone`: once
-  // the file is read to its end and the parser told so.
-  let ended = false;
-  let wake = (): void => {};
-  parser.on('readable', () => wake());
-  finished(parser, { writable: false }, () => {
-    ended = true;
-    wake();
-  });
-  let fault: CsvByteFault | undefined;
-  let inputDone = false;
-  let header = true;
+  // The line the next record starts on, and the header's layout once it is read.
   let nextLine = 1;
-
-  /** The refusal for a byte fault: its line, field, byte offset and value. */
-  const byteFaultError = async (found: CsvByteFault): Promise<SourceError> => {
-    const { line, field } = await locateCsvOffset(file, found.offset, options);
-    const hex = [...found.bytes].map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
-    const rule =
-      found.kind === 'nul'
-        ? `a NUL byte (0x00) at byte offset ${found.offset}: a text source must not hold one`
-        : `bytes that are not UTF-8 (${hex}) at byte offset ${found.offset}: the file is not UTF-8`;
-    const got = field ? ` (got ${describeValue(field.value)})` : '';
-    const advice = found.kind === 'invalid-utf-8' ? "; if the source writes windows-1252 or latin1, declare encoding: 'windows-1252'" : '';
-    return new SourceError(file, line, `${field ? `${fieldName(names, field.index)}: ` : ''}${rule}${got}${advice}`);
-  };
-
-  /** The refusal for csv-parse's error, at the line where the record it was reading starts. */
-  const parseError = async (error: CsvError): Promise<SourceError> => {
-    if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      const field = fieldName(names, Number(error.column));
-      const got = typeof error.raw === 'string' ? ` (got ${describeValue(recordText(error.raw))})` : '';
-      return new SourceError(file, nextLine, `${field}: a record longer than ${options.maxRecordBytes} bytes, the source's maxRecordBytes${got}`);
-    }
-    // A first line csv-parse cannot read is no header: say what was expected.
-    const first = header ? await firstLine(file, options.encoding) : undefined;
-    if (first !== undefined && first !== names.join(',')) return new SourceError(file, nextLine, headerMismatch(names, first), error);
-    return new SourceError(file, nextLine, error.message, error);
-  };
-
+  let layout: HeaderLayout | undefined;
   try {
     await refuseCutFile(file, names, options);
-    for (;;) {
-      const item = parser.read() as { record: string[]; raw: string } | null;
-      if (item === null) {
-        if (parser.errored) throw await parseError(parser.errored as CsvError);
-        if (fault) throw await byteFaultError(fault);
-        if (ended) break;
-        if (inputDone) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
+    for await (const batch of parsedRecords(checkedText(input, options.encoding), parser)) {
+      for (const { record, raw } of batch) {
+        const line = nextLine;
+        // Only a quoted field can hold a line break; most records have none.
+        nextLine += raw.includes('"') ? 1 + extraLines(record) : 1;
+        if (isBlank(record, raw)) continue;
+        if (layout === undefined) {
+          layout = matchHeader(file, line, names, byName, record, raw);
           continue;
         }
-        const next = await chunks.next();
-        if (next.done) {
-          fault = bytes.end();
-          if (!fault) parser.end();
-          inputDone = true;
-        } else {
-          const checked = bytes.next(next.value);
-          fault = checked.fault;
-          parser.write(checked.text);
+        const row = toRow(reader, layout, record, raw, line, input.bytesRead);
+        if ('reason' in row) {
+          await quarantine(row);
+          continue;
         }
-        continue;
-      }
-      const { record, raw } = item;
-      const line = nextLine;
-      // Only a quoted field can hold a line break; most records have none.
-      nextLine += raw.includes('"') ? 1 + extraLines(record) : 1;
-      if (isBlank(record, raw)) continue;
-      if (header) {
-        header = false;
-        if (record.join(',') === names.join(',')) continue;
-        if (!byName) throw new SourceError(file, line, headerMismatch(names, recordText(raw)));
-        const missing = names.filter((name) => !record.includes(name));
-        if (missing.length > 0) throw new SourceError(file, line, headerMismatch(names, recordText(raw), missing));
-        const twice = names.find((name) => record.indexOf(name) !== record.lastIndexOf(name));
-        if (twice !== undefined) throw new SourceError(file, line, `header names ${twice} more than once (got ${recordText(raw)}): which one to read is not clear`);
-        indexes = names.map((name) => record.indexOf(name));
-        width = record.length;
-        reordered = true;
-        continue;
-      }
-      if (record.length !== width) {
-        await quarantine({ source: file, line, reason: `expected ${width} fields, found ${record.length}`, raw: recordText(raw) });
-        continue;
-      }
-      const fields: Record<string, string | null> = {};
-      for (let i = 0; i < names.length; i++) {
-        const text = record[indexes[i]!]!;
-        // Looked up only when there are null tokens: hashing every field's text costs.
-        fields[names[i]!] = nullValues.size > 0 && nullValues.has(text) ? null : text;
-      }
-      const checked = validate(fields);
-      if (checked.ok) {
-        const row = { line, value: checked.row, bytes: input.bytesRead };
         onRow?.(row);
         yield row;
-      } else {
-        const value = fields[checked.field];
-        const text = reordered ? csvLine(indexes.map((i) => record[i]!)).slice(0, -1) : recordText(raw);
-        await quarantine({ source: file, line, reason: `${checked.field}: ${checked.message} (got ${value === undefined || value === null ? 'null' : describeValue(value)})`, raw: text });
       }
     }
-    if (header && options.emptyFile === 'error') {
+    if (layout === undefined && options.emptyFile === 'error') {
       throw new SourceError(
         file,
         undefined,
@@ -256,9 +173,149 @@ export async function* readCsvRows<Row>(
     }
   } catch (error) {
     if (error instanceof SourceError) throw error;
+    if (error instanceof ByteFaultFound) throw await byteFaultError(file, names, error.fault, options);
+    if (isCsvError(error)) throw await parseError(file, names, error, nextLine, layout === undefined, options);
     throw new SourceError(file, undefined, (error as Error).message, error);
   } finally {
     parser.destroy();
     input.destroy();
   }
+}
+
+/** What {@link toRow} needs of one read: the file, the header's names, null tokens and the row schema. */
+interface RowReader<Row> {
+  readonly file: string;
+  readonly names: readonly string[];
+  readonly nullValues: ReadonlySet<string>;
+  readonly validate: ReturnType<typeof createRowValidator<Row>>;
+}
+
+/** Where the header's names are in the file's records: each name's field index, and how many fields a record has. */
+interface HeaderLayout {
+  readonly indexes: readonly number[];
+  readonly width: number;
+  /** The file's header differs from `header` (matched by name): a quarantined row's text is given in `header`'s order. */
+  readonly reordered: boolean;
+}
+
+/**
+ * The header's layout from the file's first record: `header` exactly, or (matched by name) every
+ * name of `header` once, in any order.
+ * @throws SourceError naming the line for a header that differs (by position), lacks a name or names one twice.
+ */
+function matchHeader(file: string, line: number, names: readonly string[], byName: boolean, record: readonly string[], raw: string): HeaderLayout {
+  if (record.join(',') === names.join(',')) return { indexes: names.map((_, i) => i), width: names.length, reordered: false };
+  if (!byName) throw new SourceError(file, line, headerMismatch(names, recordText(raw)));
+  const missing = names.filter((name) => !record.includes(name));
+  if (missing.length > 0) throw new SourceError(file, line, headerMismatch(names, recordText(raw), missing));
+  const twice = names.find((name) => record.indexOf(name) !== record.lastIndexOf(name));
+  if (twice !== undefined) throw new SourceError(file, line, `header names ${twice} more than once (got ${recordText(raw)}): which one to read is not clear`);
+  return { indexes: names.map((name) => record.indexOf(name)), width: record.length, reordered: true };
+}
+
+/**
+ * One record as a validated row, or as the quarantine's row when it is rejected: a record with
+ * the wrong field count, or one the row schema rejects (naming the field, the rule and the
+ * value). Synchronous: an async step per row would cost a promise per row.
+ */
+function toRow<Row>(reader: RowReader<Row>, layout: HeaderLayout, record: readonly string[], raw: string, line: number, bytes: number): SourceRow<Row> | QuarantinedRow {
+  const { names, nullValues } = reader;
+  if (record.length !== layout.width) return { source: reader.file, line, reason: `expected ${layout.width} fields, found ${record.length}`, raw: recordText(raw) };
+  const fields: Record<string, string | null> = {};
+  for (let i = 0; i < names.length; i++) {
+    const text = record[layout.indexes[i]!]!;
+    // Looked up only when there are null tokens: hashing every field's text costs.
+    fields[names[i]!] = nullValues.size > 0 && nullValues.has(text) ? null : text;
+  }
+  const checked = reader.validate(fields);
+  if (checked.ok) return { line, value: checked.row, bytes };
+  const value = fields[checked.field];
+  const text = layout.reordered ? csvLine(layout.indexes.map((i) => record[i]!)).slice(0, -1) : recordText(raw);
+  return { source: reader.file, line, reason: `${checked.field}: ${checked.message} (got ${value === undefined || value === null ? 'null' : describeValue(value)})`, raw: text };
+}
+
+/** A byte fault {@link checkedText} found, after the text before it was handed on. */
+class ByteFaultFound extends Error {
+  constructor(readonly fault: CsvByteFault) {
+    super(`byte fault at offset ${fault.offset}`);
+  }
+}
+
+/**
+ * Stage one: the file's chunks as text, each checked by {@link CsvByteCheck} before it is handed
+ * on. At a fault, the text before it is handed on, then {@link ByteFaultFound} is thrown.
+ */
+async function* checkedText(input: AsyncIterable<Buffer>, encoding: CsvReadOptions['encoding']): AsyncGenerator<Buffer> {
+  const bytes = new CsvByteCheck(encoding);
+  for await (const chunk of input) {
+    const checked = bytes.next(chunk);
+    yield checked.text;
+    if (checked.fault) throw new ByteFaultFound(checked.fault);
+  }
+  const fault = bytes.end();
+  if (fault) throw new ByteFaultFound(fault);
+}
+
+/** A record as csv-parse gives it with `raw: true`: its fields and its text. */
+interface ParsedRecord {
+  readonly record: string[];
+  readonly raw: string;
+}
+
+/**
+ * Stage two: csv-parse's records of the text, in batches of what one chunk completes (csv-parse
+ * parses a written chunk at once, so its records are taken with `read()` without waiting; a
+ * promise per chunk, not per record). The parser is ended only once all the text is read, so a
+ * record a fault cuts short is never handed on.
+ * @throws the parser's error (a `CsvError`) where it stops.
+ */
+async function* parsedRecords(texts: AsyncIterable<Buffer>, parser: Parser): AsyncGenerator<readonly ParsedRecord[]> {
+  const drain = (): ParsedRecord[] => {
+    const batch: ParsedRecord[] = [];
+    for (let item = parser.read() as ParsedRecord | null; item !== null; item = parser.read() as ParsedRecord | null) batch.push(item);
+    return batch;
+  };
+  for await (const text of texts) {
+    parser.write(text);
+    // The records before an error are handed on first: the header is checked, and lines are
+    // counted, up to the record the parser stopped in.
+    yield drain();
+    if (parser.errored) throw parser.errored;
+  }
+  parser.end();
+  // What the parser holds back until it is ended (the last record, when the file does not end
+  // with a line break) comes once it has flushed.
+  const tail: ParsedRecord[] = [];
+  for await (const item of parser) tail.push(item as ParsedRecord);
+  yield tail;
+}
+
+function isCsvError(error: unknown): error is CsvError {
+  return error instanceof Error && typeof (error as CsvError).code === 'string' && (error as CsvError).code.startsWith('CSV_');
+}
+
+/** The refusal for a byte fault: its line, field, byte offset and value. */
+async function byteFaultError(file: string, names: readonly string[], found: CsvByteFault, options: CsvReadOptions): Promise<SourceError> {
+  const { line, field } = await locateCsvOffset(file, found.offset, options);
+  const hex = [...found.bytes].map((b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
+  const rule =
+    found.kind === 'nul'
+      ? `a NUL byte (0x00) at byte offset ${found.offset}: a text source must not hold one`
+      : `bytes that are not UTF-8 (${hex}) at byte offset ${found.offset}: the file is not UTF-8`;
+  const got = field ? ` (got ${describeValue(field.value)})` : '';
+  const advice = found.kind === 'invalid-utf-8' ? "; if the source writes windows-1252 or latin1, declare encoding: 'windows-1252'" : '';
+  return new SourceError(file, line, `${field ? `${fieldName(names, field.index)}: ` : ''}${rule}${got}${advice}`);
+}
+
+/** The refusal for csv-parse's error, at `line`, where the record it was reading starts. */
+async function parseError(file: string, names: readonly string[], error: CsvError, line: number, beforeHeader: boolean, options: CsvReadOptions): Promise<SourceError> {
+  if (error.code === 'CSV_MAX_RECORD_SIZE') {
+    const field = fieldName(names, Number(error.column));
+    const got = typeof error.raw === 'string' ? ` (got ${describeValue(recordText(error.raw))})` : '';
+    return new SourceError(file, line, `${field}: a record longer than ${options.maxRecordBytes} bytes, the source's maxRecordBytes${got}`);
+  }
+  // A first line csv-parse cannot read is no header: say what was expected.
+  const first = beforeHeader ? await firstLine(file, options.encoding) : undefined;
+  if (first !== undefined && first !== names.join(',')) return new SourceError(file, line, headerMismatch(names, first), error);
+  return new SourceError(file, line, error.message, error);
 }
