@@ -1,7 +1,7 @@
 import { IANAZone } from 'luxon';
 import { httpSettingsProblem } from '../http/http-settings.ts';
 import { columnsRowSchema } from '../source/columns-row-schema.ts';
-import { isSourceKind, SOURCE_KINDS, sourceKindOf } from '../source/source-kinds.ts';
+import { findSourceKind, sourceKindOf } from '../source/source-kinds.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
@@ -114,9 +114,8 @@ export function definePipeline<Row>(
 function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: string, definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone' | 'fields'>): PipelineDefinition<Row>['source'] {
   if (source.row !== undefined) return source;
   // A kind that is neither built in nor an object of the contract is named by the schema's check.
-  const known = typeof source.kind === 'string' ? Object.hasOwn(SOURCE_KINDS, source.kind) : isSourceKind(source.kind);
-  if (!known) return source;
-  const kind = sourceKindOf(source);
+  const kind = findSourceKind(source);
+  if (kind === undefined) return source;
   const fields = definition.fields ?? {};
   const row = columnsRowSchema({ key, columns: definition.columns, fields, form: kind.fieldForm, timeZone: definition.timeZone });
   return kind.withDerivedRow(source, { row, fields: [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)] });

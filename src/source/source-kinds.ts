@@ -20,6 +20,13 @@ export function isSourceKind(value: unknown): value is SourceKind<never> {
   );
 }
 
+/** The built-in kind a source's `kind` names, or the {@link SourceKind} object it carries; undefined for neither. */
+export function findSourceKind<Source extends SourceDeclaration>(source: Source): SourceKind<Source> | undefined {
+  const { kind } = source;
+  const found = typeof kind === 'string' ? (Object.hasOwn(SOURCE_KINDS, kind) ? SOURCE_KINDS[kind] : undefined) : isSourceKind(kind) ? kind : undefined;
+  return found as unknown as SourceKind<Source> | undefined;
+}
+
 /**
  * The kind of a source: the built-in kind its `kind` names, or the {@link SourceKind} object it
  * carries.
@@ -27,7 +34,7 @@ export function isSourceKind(value: unknown): value is SourceKind<never> {
  */
 export function sourceKindOf<Source extends SourceDeclaration>(source: Source): SourceKind<Source> {
   const { kind } = source;
-  const found = typeof kind === 'string' ? (Object.hasOwn(SOURCE_KINDS, kind) ? SOURCE_KINDS[kind] : undefined) : isSourceKind(kind) ? kind : undefined;
+  const found = findSourceKind(source);
   if (found === undefined) throw new TypeError(`source.kind must be one of ${Object.keys(SOURCE_KINDS).map((name) => JSON.stringify(name)).join(', ')}, or a SourceKind object (got ${typeof kind === 'string' ? JSON.stringify(kind) : typeof kind})`);
-  return found as unknown as SourceKind<Source>;
+  return found;
 }
