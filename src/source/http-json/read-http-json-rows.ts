@@ -143,7 +143,7 @@ export async function* readHttpJsonRows<Row>(
       // incremental source asks for what changed since the page's greatest cursor to tell.
       const pageSize = declaredPageSize(paging);
       const fullAndAlone = pageUrl === undefined && index === 0 && paging.style !== 'page-number' && pageSize !== undefined && items.length >= pageSize && spec.singleFullPage !== 'accept';
-      if (fullAndAlone && !(spec.incremental && (await endsAtThisPage(agent, requested, items, spec as HttpJsonReadSpec<Row> & { incremental: NonNullable<HttpJsonReadSpec<Row>['incremental']> }, http, options)))) {
+      if (fullAndAlone && !(spec.incremental && (await endsAtThisPage(agent, requested, items, spec, spec.incremental, http, options)))) {
         throw new UsageError(
           `${requested}: the first page holds ${items.length} items, as many as the page size asked for (${pageSize}), and gives no ${paging.style === 'cursor' ? `next cursor in "${paging.cursorField}"` : 'next link (Link: rel="next")'}: ` +
             `the rest of the source would be left unread. Check that the path asks the API for paging (a json-server path needs its page parameter for Link headers); ` +
@@ -189,11 +189,11 @@ async function endsAtThisPage<Row>(
   agent: ReturnType<typeof createHttpAgent>,
   requested: string,
   items: readonly unknown[],
-  spec: HttpJsonReadSpec<Row> & { readonly incremental: NonNullable<HttpJsonReadSpec<Row>['incremental']> },
+  spec: HttpJsonReadSpec<Row>,
+  incremental: NonNullable<HttpJsonReadSpec<Row>['incremental']>,
   http: HttpSettings,
   options: HttpJsonReadOptions,
 ): Promise<boolean> {
-  const { incremental } = spec;
   const greatestOf = (page: readonly unknown[], from: string | undefined, url: string): string | undefined => {
     const mark = new HighWaterMark(incremental.type, from);
     for (const [i, item] of page.entries()) {
