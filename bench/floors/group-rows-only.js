@@ -13,7 +13,7 @@
 // system CPU } (groups and rows of the last pass).
 import { performance } from 'node:perf_hooks';
 import { groupRows } from '../../dist/src/source/group-rows.js';
-import { readCsvRows } from '../../dist/src/source/read-csv-rows.js';
+import { readCsvRows } from '../../dist/src/source/csv/read-csv-rows.js';
 import { RereadableRows } from '../../dist/src/source/rereadable-rows.js';
 import { pipeline } from '../../dist/pipelines/online-retail-invoices.js';
 

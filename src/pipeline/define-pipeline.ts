@@ -2,13 +2,13 @@ import { IANAZone } from 'luxon';
 import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import { httpSettingsProblem } from '../http/http-settings.ts';
 import { columnsRowSchema } from '../source/columns-row-schema.ts';
+import { findSourceKind, sourceKindOf } from '../source/source-kinds.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs } from '../column/column-type.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
 import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
-import { rowSchemaKeys } from './row-schema-keys.ts';
 
 /**
  * Whether `zone` is an IANA time zone this runtime knows. A canonical name is looked up in
@@ -102,18 +102,7 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     }
   }
   const { source } = filled;
-  if (source.kind === 'csv' && source.header !== undefined) {
-    const header = source.header;
-    const keys = rowSchemaKeys(source.row);
-    const unread = keys?.filter((name) => !header.includes(name)) ?? [];
-    if (unread.length > 0) {
-      const spare = header.filter((name) => !keys!.includes(name));
-      problems.push(
-        `pipeline source.header and source.row differ: the row schema reads ${unread.map((k) => JSON.stringify(k)).join(', ')}, which the header lacks` +
-          `${spare.length ? `; header names the row schema does not read: ${spare.map((k) => JSON.stringify(k)).join(', ')}` : ''} (header ${header.join(',')})`,
-      );
-    }
-  }
+  for (const problem of sourceKindOf(source).problems?.(source) ?? []) problems.push(`pipeline ${problem}`);
   const destinations = filled.destinations;
   for (const [i, destination] of destinations.entries()) {
     check(PIPELINE_NAME.test(destination.name), `destinations[${i}].name`, 'must be kebab-case, at most 63 characters', destination.name);
@@ -124,10 +113,6 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     if (httpProblem !== undefined) problems.push(`pipeline destinations[${i}].${httpProblem}`);
   }
   check(new Set(destinations.map((d) => d.name)).size === destinations.length, 'destinations', 'must have unique names', destinations.map((d) => d.name));
-  if (source.kind === 'http-json') {
-    const httpProblem = httpSettingsProblem(source.http ?? {});
-    if (httpProblem !== undefined) problems.push(`pipeline source.${httpProblem}`);
-  }
   if (problems.length > 0) throw new PipelineDefinitionError(problems);
   Object.defineProperty(filled, DEFINED, { value: true, enumerable: false });
   return Object.freeze(filled);
@@ -136,11 +121,12 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
 /** The source with a row schema derived from the columns (and a CSV header from it) where it declares none. */
 function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: string, definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone' | 'fields'>): PipelineDefinition<Row>['source'] {
   if (source.row !== undefined) return source;
+  // A kind that is neither built in nor an object of the contract is named by the schema's check.
+  const kind = findSourceKind(source);
+  if (kind === undefined) return source;
   const fields = definition.fields ?? {};
-  const row = columnsRowSchema({ key, columns: definition.columns, fields, form: source.kind === 'csv' ? 'text' : 'json', timeZone: definition.timeZone });
-  const header = [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)];
-  if (source.kind === 'csv') return Object.freeze({ ...source, row, header: source.header ?? header }) as typeof source;
-  return Object.freeze({ ...source, row }) as typeof source;
+  const row = columnsRowSchema({ key, columns: definition.columns, fields, form: kind.fieldForm, timeZone: definition.timeZone });
+  return kind.withDerivedRow(source, { row, fields: [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)] });
 }
 
 /** The default `toRecords` of a pipeline with a key: each row is the record of its key, with the columns' fields as values. */

@@ -1,14 +1,10 @@
 import { z } from 'zod';
 import { POST_STRATEGIES } from '../destination/post-strategy.ts';
+import { countOption, functionOption, invalidRowsOption, rowSchemaOption } from '../source/source-option-schemas.ts';
+import { isSourceKind, SOURCE_KINDS } from '../source/source-kinds.ts';
 
-const fn = (what: string) => z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: `must be ${what}` });
-const name = z.string().min(1, { message: 'must be a non-empty name' });
-const count = z.number().int({ message: 'must be an integer' }).min(1, { message: 'must be an integer ≥ 1' });
-/** A zod schema, told by its `safeParse` (a pipeline module may bring its own copy of zod). */
-const rowSchema = z.custom<{ safeParse: unknown }>(
-  (value) => typeof value === 'object' && value !== null && typeof (value as { safeParse?: unknown }).safeParse === 'function',
-  { message: 'must be a zod schema, for example z.object({ … }) (or give the pipeline a key, to derive it from the columns)' },
-);
+const fn = functionOption;
+const count = countOption;
 
 const ColumnSpecSchema = z.strictObject({
   type: z.enum(['text', 'integer', 'decimal', 'float', 'date', 'instant', 'boolean', 'json']),
@@ -24,41 +20,17 @@ const ColumnSpecSchema = z.strictObject({
   ).optional(),
 });
 
-const CsvSourceSchema = z.strictObject({
-  kind: z.literal('csv'),
-  directory: z.string().min(1, { message: 'must be a directory, relative to the project directory' }).optional(),
-  fileForDate: fn('a function of the business date').optional(),
-  header: z.array(z.string()).min(1, { message: 'must name at least one column' }),
-  headerMatch: z.enum(['name', 'position']),
-  nullValues: z.array(z.string()),
-  row: rowSchema,
-  invalidRows: z.enum(['quarantine', 'fail']),
-  missing: z.enum(['error', 'skip']),
-  encoding: z.enum(['utf-8', 'windows-1252', 'latin1']),
-  emptyFile: z.enum(['error', 'no-rows']),
-  lastLineBreak: z.enum(['required', 'optional']),
-  maxRecordBytes: count,
-});
+/** A built-in kind's declaration, checked by that kind's `options` (picked by `kind`). */
+const BuiltInSourceSchema = z.discriminatedUnion(
+  'kind',
+  Object.values(SOURCE_KINDS).map((kind) => kind.options) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>, ...z.ZodObject<{ kind: z.ZodLiteral<string> }>[]],
+);
 
-const PagingSchema = z.discriminatedUnion('style', [
-  z.strictObject({ style: z.literal('cursor'), cursorField: name, cursorParam: name, limitParam: name.optional(), limit: count.optional() }),
-  z.strictObject({ style: z.literal('page-number'), pageParam: name, perPageParam: name, perPage: count, firstPage: z.number().int().min(0).optional() }),
-  z.strictObject({ style: z.literal('link-header'), perPageParam: name.optional(), perPage: count.optional() }),
-]);
-
-const HttpJsonSourceSchema = z.strictObject({
-  kind: z.literal('http-json'),
-  path: z.union([z.string().startsWith('/', { message: 'must start with "/"' }), fn('a string or a function of the business date')]),
-  paging: PagingSchema,
-  items: fn('a function of the response body'),
-  row: rowSchema,
-  invalidRows: z.enum(['quarantine', 'fail']),
-  singleFullPage: z.enum(['fail', 'accept']),
-  // Checked field by field by `httpSettingsProblem`, as IDEM_SOURCES is.
-  http: z.unknown().optional(),
-  incremental: z
-    .strictObject({ param: name, cursor: fn('a function of the validated row'), type: z.enum(['instant', 'integer']) })
-    .optional(),
+/** A declaration of a pipeline module's own kind: the options every kind has (the kind's own `options` are checked after). */
+const OwnKindSourceSchema = z.looseObject({
+  kind: z.custom((value) => isSourceKind(value), { message: 'must name a built-in source kind or be a SourceKind object (name, fieldForm, rereadable, withDerivedRow, locate, checkLocation, read)' }),
+  row: rowSchemaOption,
+  invalidRows: invalidRowsOption,
 });
 
 const DestinationSchema = z.strictObject({
@@ -80,7 +52,7 @@ const DestinationSchema = z.strictObject({
 /**
  * The shape of a whole pipeline definition as `definePipeline` has filled in its defaults: every
  * key (no unknown ones: a typo of an optional key would otherwise be dropped silently), every
- * enum, and the source's options by its `kind`. Rules between fields (names, reserved columns,
+ * enum, and a built-in source's options by its `kind` (`SOURCE_KINDS`). Rules between fields (names, reserved columns,
  * decimal precision, the header against the row schema) are `definePipeline`'s own checks.
  */
 export const PipelineDefinitionSchema = z.strictObject({
@@ -90,7 +62,7 @@ export const PipelineDefinitionSchema = z.strictObject({
   timeZone: z.string(),
   key: z.string().optional(),
   fields: z.record(z.string(), z.string()).optional(),
-  source: z.discriminatedUnion('kind', [CsvSourceSchema, HttpJsonSourceSchema]),
+  source: BuiltInSourceSchema,
   toRecords: fn('an async generator function of the source rows (or give the pipeline a key: one record per row)'),
   tables: z.strictObject({ staging: z.string(), target: z.string() }),
   columns: z.record(z.string(), ColumnSpecSchema),
@@ -142,9 +114,15 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[], input: unknown)
  * `source.invalidRows must be one of "quarantine", "fail" (got "quarntine")`.
  */
 export function pipelineDefinitionProblems(definition: unknown): string[] {
-  const parsed = PipelineDefinitionSchema.safeParse(definition, { reportInput: true });
-  if (parsed.success) return [];
-  return parsed.error.issues.map((issue) => {
+  const source = (definition as { source?: { kind?: unknown } } | null)?.source;
+  const ownKind = typeof source?.kind === 'object' && source.kind !== null;
+  const schema = ownKind ? PipelineDefinitionSchema.extend({ source: OwnKindSourceSchema }) : PipelineDefinitionSchema;
+  const parsed = schema.safeParse(definition, { reportInput: true });
+  // A kind of the module's own checks its options with its own schema, under `source`.
+  const kindOptions = ownKind && isSourceKind(source.kind) ? (source.kind as { options?: z.ZodType }).options : undefined;
+  const ownIssues = kindOptions?.safeParse(source, { reportInput: true }).error?.issues.map((issue) => ({ ...issue, path: ['source', ...issue.path] })) ?? [];
+  const issues = [...(parsed.error?.issues ?? []), ...ownIssues] as z.core.$ZodIssue[];
+  return issues.map((issue) => {
     const field = issue.path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('') || '(definition)';
     const got = quote(issue.input);
     switch (issue.code) {
@@ -159,7 +137,7 @@ export function pipelineDefinitionProblems(definition: unknown): string[] {
         return `${field} ${issue.message.toLowerCase()} (got ${got})`;
       }
       case 'unrecognized_keys': {
-        const allowed = keysAt(PipelineDefinitionSchema, issue.path, definition);
+        const allowed = keysAt(schema, issue.path, definition);
         return `${field} has no option ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}${allowed.length ? `; its options are ${allowed.join(', ')}` : ''}`;
       }
       case 'invalid_type':

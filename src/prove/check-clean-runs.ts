@@ -11,6 +11,7 @@ import type { ProveReference } from './prove-reference.ts';
 import { remoteTallyText } from './remote-tally-text.ts';
 import { stagedRecords } from './staged-records.ts';
 import { timeCheck } from './time-check.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 
 /** What the checks on the first database found. */
 export interface CleanRunChecks {
@@ -74,7 +75,7 @@ async function secondRun(c: ProveCase, reference: ProveReference): Promise<Prove
   const sent = c.standIns.requests() - before;
   const rows = compareTargetSnapshots(reference.snapshot, (await c.inspect()).snapshot);
   const { source } = c.pipeline;
-  const incremental = source.kind === 'http-json' && source.incremental !== undefined && run.summary?.outcome === 'completed';
+  const incremental = sourceKindOf(source).incremental?.(source) !== undefined && run.summary?.outcome === 'completed';
   const upsert = (run.summary?.counts as { upsert?: { inserted?: number; updated?: number } } | undefined)?.upsert;
   const nothingNew = run.summary?.outcome === 'noop' || (incremental && upsert?.inserted === 0 && upsert.updated === 0);
   const ok = run.code === EXIT_CODES.ok && nothingNew && sent === 0 && rows.equal;

@@ -12,6 +12,7 @@ import { serveHandlers } from '../testing/serve-handlers.ts';
 import { startDestinationStandIns, type DestinationStandIns } from './destination-stand-ins.ts';
 import { readTargetSnapshot, type TargetSnapshot } from './read-target-snapshot.ts';
 import type { ScratchDatabases } from './scratch-databases.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 
 /**
  * SQLite lease of the child runs, in ms: short, so a rerun after a SIGKILL waits at most this long
@@ -90,9 +91,10 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
     };
     standIns = await startDestinationStandIns(pipeline, config, withDatabase);
     const standInsEnv = standIns.env;
-    // An HTTP source described in stand-ins/<pipeline>.ts is served per case too, fresh, and
-    // replaces the IDEM_SOURCES URL; without it the source is read where IDEM_SOURCES points.
-    const describedSource = pipeline.source.kind === 'http-json' ? (await loadStandInHandlers(config.projectDir, pipeline.name))?.source : undefined;
+    // A source its kind lets handlers serve (an HTTP source), described in stand-ins/<pipeline>.ts,
+    // is served per case too, fresh, and replaces the IDEM_SOURCES URL; without it the source is
+    // read where IDEM_SOURCES points.
+    const describedSource = sourceKindOf(pipeline.source).servedByHandlers ? (await loadStandInHandlers(config.projectDir, pipeline.name))?.source : undefined;
     if (describedSource) {
       const server = await serveHandlers(describedSource);
       closeSource = () => server.close();

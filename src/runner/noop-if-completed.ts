@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.ts';
 import { findJobRun, lastCompletedDate } from '../runs/job-runs-queries.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunRequest } from './run-request.ts';
 
@@ -14,7 +15,7 @@ export async function noopIfCompleted(db: Database, request: RunRequest): Promis
   if (request.force || request.forceReconcile || request.dryRun) return undefined;
   const { pipeline, runKey } = request;
   if ((await findJobRun(db, pipeline.name, runKey.value))?.status !== 'completed') return undefined;
-  if (pipeline.source.kind === 'http-json' && pipeline.source.incremental && runKey.kind === 'date') {
+  if (sourceKindOf(pipeline.source).incremental?.(pipeline.source) && runKey.kind === 'date') {
     const newest = await lastCompletedDate(db, pipeline.name);
     if (newest === undefined || runKey.value >= newest) return undefined;
     return {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { csvLine } from '../dialect/csv-line.ts';
 import { listQuarantine } from '../quarantine/quarantine-queries.ts';
 import { isCutQuarantineText, QUARANTINE_TEXT_MAX_CHARS } from '../quarantine/quarantine-text.ts';
 import { dateRunKey, type RunKey } from '../runs/run-key.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 import type { RunContext } from './run-context.ts';
 import { runPipeline } from './run-pipeline.ts';
 import type { RunResult } from './run-result.ts';
@@ -29,7 +29,8 @@ export async function replayQuarantine(ctx: RunContext, args: { pipeline: Pipeli
   const fileRunKey = args.runKey.startsWith('file:');
   const rerun = (completed: boolean): string =>
     fileRunKey ? `fix the file and run it (idem run ${pipeline.name} --file <the fixed file>)` : `fix the source and rerun the run key (idem run ${pipeline.name} --date ${args.runKey}${completed ? ' --force' : ''})`;
-  if (pipeline.source.kind !== 'csv') throw new UsageError(`${pipeline.name} reads an HTTP source, whose rows cannot be replayed from their text: ${rerun(true)}`);
+  const kind = sourceKindOf(pipeline.source);
+  if (!kind.replay) throw new UsageError(`${pipeline.name} reads a ${kind.name} source, whose rows cannot be replayed from their text: ${rerun(true)}`);
   if (pipeline.source.invalidRows !== 'quarantine') throw new UsageError(`${pipeline.name} does not load past bad rows (invalidRows: 'fail'): ${rerun(false)}`);
   const entries = await listQuarantine(ctx.db, { jobName: pipeline.name, runKey: args.runKey, limit: Number.MAX_SAFE_INTEGER });
   if (entries.length === 0) throw new UsageError(`nothing quarantined for ${pipeline.name} run key ${args.runKey}`);
@@ -42,10 +43,10 @@ export async function replayQuarantine(ctx: RunContext, args: { pipeline: Pipeli
   const dir = mkdtempSync(path.join(tmpdir(), 'idem-replay-'));
   const file = path.join(dir, 'quarantine-replay.csv');
   try {
-    writeFileSync(file, `${csvLine(pipeline.source.header ?? [])}${entries.map((e) => e.raw).join('\n')}\n`);
+    const replay = kind.replay(pipeline.source, entries.map((e) => e.raw!));
+    writeFileSync(file, replay.text);
     const runKey: RunKey = args.runKey.startsWith('file:') ? { kind: 'file', value: args.runKey, file } : dateRunKey(args.runKey);
-    // The replay file is idem's own, written as UTF-8 whatever the source's encoding.
-    const replayed: PipelineDefinition = { ...pipeline, source: { ...pipeline.source, encoding: 'utf-8' } };
+    const replayed: PipelineDefinition = { ...pipeline, source: replay.source };
     return await runPipeline(ctx, { pipeline: replayed, runKey, force: true, triggeredBy: args.triggeredBy, sourceLocation: file });
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
@@ -6,6 +5,7 @@ import { UsageError } from '../errors/usage-error.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { resolveSourceLocation } from './resolve-source-location.ts';
 import type { RunContext } from './run-context.ts';
@@ -36,9 +36,10 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
     }
   }
   const sourceLocation = request.sourceLocation ?? resolveSourceLocation(config, pipeline, runKey);
-  if (runKey.kind === 'date' && pipeline.source.kind === 'csv' && pipeline.source.missing === 'skip' && !existsSync(sourceLocation)) {
-    report.counts.extract = { skipped: `no source file ${sourceLocation}` };
-    return { outcome: 'skipped', message: `no source file for ${runKey.value}; skipped (the pipeline declares missing: 'skip')` };
+  const skipped = sourceKindOf(pipeline.source).skipReason?.(pipeline.source, runKey, sourceLocation);
+  if (skipped !== undefined) {
+    report.counts.extract = { skipped };
+    return { outcome: 'skipped', message: `${skipped} for ${runKey.value}; skipped (the pipeline declares missing: 'skip')` };
   }
   const lockName = appLockName(pipeline.name);
   const askedAt = performance.now();

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { SILENT_PROGRESS } from '../progress/progress.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
@@ -6,7 +5,9 @@ import { QuarantineError } from '../errors/quarantine-error.ts';
 import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
 import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queries.ts';
 import { HighWaterMark } from '../source/high-water-mark.ts';
+import { cursorOfRow } from '../source/cursor-of-row.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 import { RereadableRows } from '../source/rereadable-rows.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
@@ -18,15 +19,6 @@ import type { RunRequest } from './run-request.ts';
 
 /** Rows between progress updates: drawing must cost nothing next to reading. */
 const PROGRESS_EVERY_ROWS = 500;
-
-function sourceSize(pipeline: RunRequest['pipeline'], location: string): number | undefined {
-  if (pipeline.source.kind !== 'csv') return undefined;
-  try {
-    return statSync(location).size;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Per-stage counts of one attempt, as `job_runs.counts` holds them. */
 export type RunCounts = Record<string, Record<string, unknown>>;
@@ -50,9 +42,12 @@ export async function runStages(
   let started = performance.now();
   await hit('before-stage');
   await lock.assertHeld();
-  // An incremental source reads what changed since its mark; `--force` reads everything.
-  const incremental = pipeline.source.kind === 'http-json' ? pipeline.source.incremental : undefined;
-  const since = incremental && !request.force ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
+  // An incremental source reads what changed since its mark; `--force` (and `--force-reconcile`,
+  // which implies it) reads everything.
+  const kind = sourceKindOf(pipeline.source);
+  const incremental = kind.incremental?.(pipeline.source);
+  const readsEverything = request.force || request.forceReconcile;
+  const since = incremental && !readsEverything ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
 
   /** One pass of extract + stage: staging and this attempt's quarantine start empty each time. */
   const extractAndStage = async (rereadable: boolean) => {
@@ -60,14 +55,17 @@ export async function runStages(
     const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
     await quarantine.clear();
     const mark = incremental ? new HighWaterMark(incremental.type, since) : undefined;
-    const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', sourceSize(pipeline, sourceLocation), 'rows');
+    const progress = (ctx.progress ?? SILENT_PROGRESS)('extract', kind.sizeOf?.(sourceLocation), 'rows');
     const quarantineRow = quarantine.add.bind(quarantine);
     const countRow = (row: SourceRow<unknown>): void => {
       rows += 1;
       if (rows % PROGRESS_EVERY_ROWS === 0) progress.update(row.bytes ?? 0, rows);
-      if (incremental) mark!.see(incremental.cursor(row.value), `${sourceLocation}: item ${row.line}`);
+      if (incremental) {
+        const what = `${sourceLocation}: item ${row.line}`;
+        mark!.see(cursorOfRow(incremental, row.value, what), what);
+      }
     };
-    const sourceRows = readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
+    const sourceRows = await readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
       settings: ctx.config.sources[pipeline.name],
       onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, requestAttempt: attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
@@ -85,7 +83,7 @@ export async function runStages(
   // A file can be read twice: groupRows first assumes its rows come grouped by key and skips its
   // sort; at the first key that comes back it asks for the file to be read again (staging and
   // the quarantine of that pass are thrown away: the next pass replaces both).
-  let pass = await extractAndStage(pipeline.source.kind === 'csv');
+  let pass = await extractAndStage(kind.rereadable);
   if (pass.rereadReason !== undefined) {
     log.info({ stage: 'extract', source: sourceLocation }, `${pass.rereadReason}: reading it again, grouped by the sort`);
     await lock.assertHeld();

@@ -11,7 +11,7 @@ export function renderPipelineModule(plan: ScaffoldPlan): string {
       : [
           'httpJsonSource({',
           `    path: ${q(source.path)},`,
-          `    paging: { style: 'link-header' },`,
+          `    paging: { ${Object.entries(source.paging).map(([k, v]) => `${k}: ${typeof v === 'string' ? q(v) : String(v)}`).join(', ')} },`,
           `    items: (body) => ${source.itemsProperty === undefined ? 'body as unknown[]' : `(body as Record<string, unknown[]>)[${q(source.itemsProperty)}]!`},`,
           '  })',
         ].join('\n');

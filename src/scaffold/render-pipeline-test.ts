@@ -25,8 +25,7 @@ export function renderPipelineTest(plan: ScaffoldPlan): string {
     ...(json
       ? [
           `const fixture: unknown = JSON.parse(readFileSync(path.join(projectDir, ${JSON.stringify(plan.fixture)}), 'utf8'));`,
-          `/** The HTTP source as msw handlers: ${plan.source.kind === 'http-json' ? plan.source.path : ''} answers the fixture. */`,
-          `const source = [http.get(${JSON.stringify(plan.source.kind === 'http-json' ? plan.source.path : '')}, () => HttpResponse.json(fixture))];`,
+          ...sourceHandlers(plan),
         ]
       : []),
     '',
@@ -48,4 +47,28 @@ export function renderPipelineTest(plan: ScaffoldPlan): string {
     '});',
     '',
   ].join('\n');
+}
+
+/** The msw handlers of an HTTP JSON pipeline's test: its path answers the fixture, a page at a time for page-number paging. */
+function sourceHandlers(plan: ScaffoldPlan): string[] {
+  if (plan.source.kind !== 'http-json') return [];
+  const { path, paging, itemsProperty } = plan.source;
+  const route = JSON.stringify(path.split('?')[0]);
+  if (paging.style !== 'page-number') {
+    return [`/** The HTTP source as msw handlers: ${path} answers the fixture. */`, `const source = [http.get(${route}, () => HttpResponse.json(fixture))];`];
+  }
+  const all = itemsProperty === undefined ? 'fixture as unknown[]' : `(fixture as Record<string, unknown[]>)[${JSON.stringify(itemsProperty)}]!`;
+  const page = itemsProperty === undefined ? 'items' : `{ ${JSON.stringify(itemsProperty)}: items }`;
+  return [
+    `/** The HTTP source as msw handlers: ${path} answers the fixture, ${paging.perPage} items a page (${paging.pageParam}, ${paging.perPageParam}). */`,
+    `const source = [`,
+    `  http.get(${route}, ({ request }) => {`,
+    `    const query = new URL(request.url).searchParams;`,
+    `    const size = Number(query.get(${JSON.stringify(paging.perPageParam)}));`,
+    `    const start = (Number(query.get(${JSON.stringify(paging.pageParam)})) - ${paging.firstPage ?? 1}) * size;`,
+    `    const items = (${all}).slice(start, start + size);`,
+    `    return HttpResponse.json(${page});`,
+    `  }),`,
+    `];`,
+  ];
 }

@@ -104,7 +104,7 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
     const kept = sample.items.slice(0, fixtureRows);
     fixtureText = `${JSON.stringify(sample.itemsProperty === undefined ? kept : { [sample.itemsProperty]: kept }, null, 2)}\n`;
     fixtureCount = kept.length;
-    source = { kind: 'http-json', path: sample.path, itemsProperty: sample.itemsProperty, baseUrl: sample.baseUrl, sample: request.json! };
+    source = { kind: 'http-json', path: sample.path, paging: sample.paging, itemsProperty: sample.itemsProperty, baseUrl: sample.baseUrl, sample: request.json! };
   }
 
   const key = request.key ?? proposeKey(fields, rows);

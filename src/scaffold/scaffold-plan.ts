@@ -1,4 +1,5 @@
 import type { ColumnSpec } from '../column/column-type.ts';
+import type { HttpJsonPaging } from '../source/http-json/http-json-paging.ts';
 
 /** What `idem new` inferred from a sample: everything the generated files are written from. */
 export interface ScaffoldPlan {
@@ -14,7 +15,7 @@ export interface ScaffoldPlan {
   readonly tables: { readonly staging: string; readonly target: string };
   readonly source:
     | { readonly kind: 'csv'; readonly nullValues: readonly string[]; readonly lastLineBreak: 'required' | 'optional'; readonly sample: string }
-    | { readonly kind: 'http-json'; readonly path: string; readonly itemsProperty: string | undefined; readonly baseUrl: string | undefined; readonly sample: string };
+    | { readonly kind: 'http-json'; readonly path: string; readonly paging: HttpJsonPaging; readonly itemsProperty: string | undefined; readonly baseUrl: string | undefined; readonly sample: string };
   /** The fixture's path, relative to the project directory (`fixtures/<name>/sample.csv|json`). */
   readonly fixture: string;
   /** How many records the fixture holds. */

@@ -33,8 +33,11 @@ function instantOf(text: string, timeZone: string): string {
 }
 
 /** A field's value as `canonicalValue` takes it for its column, from the source's form. */
-function inputOf(spec: ColumnSpec, value: unknown, source: ColumnsRowSchemaSpec): unknown {
-  if (value === null || value === undefined) return null;
+function inputOf(spec: ColumnSpec, raw: unknown, source: ColumnsRowSchemaSpec): unknown {
+  if (raw === null || raw === undefined) return null;
+  // Spaces around a value read as a number, date, instant, boolean or JSON are formatting, not
+  // data; a text column keeps its value as written.
+  const value = typeof raw === 'string' && spec.type !== 'text' ? raw.trim() : raw;
   if (spec.type === 'instant' && typeof value === 'string' && spec.wallTime === undefined) return instantOf(value, source.timeZone);
   if (source.form === 'json') return value;
   const text = value as string;
@@ -66,11 +69,14 @@ function ruleOf(error: unknown): string {
  * `YYYY-MM-DD`, instants ISO 8601 or SQL (`2024-03-01 08:30:00`) with an offset or in
  * `timeZone`, JSON from its text. From JSON: the values as parsed (a JSON number for an integer,
  * decimal or float column), instants from their text as above. A NULL (a CSV null token, a JSON
- * `null` or a missing field) passes only for a nullable column.
+ * `null` or a missing field) passes only for a nullable column. Spaces around a value are
+ * formatting, not data: the key, and a field read as a number, date, instant, boolean or JSON
+ * (CSV text, or a JSON string), are trimmed before their rule; a text column keeps its value as
+ * written.
  */
 export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow> {
   const key = z.unknown().transform((value, ctx) => {
-    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
+    const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : value;
     if (typeof text === 'string' && text.length > 0 && text.length <= 200) return text;
     ctx.addIssue({ code: 'custom', message: 'the business key must be text of 1..200 characters' });
     return z.NEVER;

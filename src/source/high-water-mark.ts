@@ -1,15 +1,15 @@
 import { DateTime } from 'luxon';
-import type { HttpJsonIncremental } from './http-json-incremental.ts';
+import type { IncrementalCursor } from './source-kind.ts';
 
 /** An ISO 8601 date with a time that ends with its offset (luxon parses it; a bare date or local time has none). */
 const WITH_OFFSET = /T\d{2}:\d{2}.*(Z|[+-]\d{2}(:?\d{2})?)$/;
 
 /**
- * The greatest cursor seen among a run's items (see `HttpJsonIncremental`), starting from the
+ * The greatest cursor seen among a run's items (see `IncrementalCursor`), starting from the
  * mark the run read from. Kept as the item gave it, so it is sent back in the API's own format.
  */
 export class HighWaterMark {
-  readonly #type: HttpJsonIncremental<unknown>['type'];
+  readonly #type: IncrementalCursor['type'];
   #value: string | undefined;
   #order: bigint | number | undefined;
 
@@ -17,7 +17,7 @@ export class HighWaterMark {
    * @param from - the mark the run reads from (undefined: none, a full read).
    * @throws TypeError when `from` is not a cursor of this type (the pipeline's cursor changed).
    */
-  constructor(type: HttpJsonIncremental<unknown>['type'], from: string | undefined) {
+  constructor(type: IncrementalCursor['type'], from: string | undefined) {
     this.#type = type;
     if (from !== undefined) this.see(from, 'the mark in source_marks (a run with --force reads everything and replaces it)');
   }

@@ -9,7 +9,7 @@ import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import type { DuplicateKeyRule } from '../../src/pipeline/pipeline-definition.ts';
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { fileRunKey } from '../../src/runs/run-key.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
 
 /** The test-orders pipeline's tables and its one business column. */
 export const TEST_ORDERS_TABLES = { staging: 'stg_test_orders', target: 'test_orders' };

@@ -3,8 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { UsageError } from '../../src/errors/usage-error.ts';
-import type { HttpJsonPaging } from '../../src/source/http-json-paging.ts';
-import { readHttpJsonRows } from '../../src/source/read-http-json-rows.ts';
+import type { HttpJsonPaging } from '../../src/source/http-json/http-json-paging.ts';
+import { PipelineError } from '../../src/errors/pipeline-error.ts';
+import { readHttpJsonRows, type HttpJsonReadSpec } from '../../src/source/http-json/read-http-json-rows.ts';
 import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
 
 // A real loopback server that acts as json-server does when a path leaves out `_page`: it serves
@@ -69,5 +70,97 @@ describe('an HTTP source whose first page is full and leads nowhere', () => {
   it('loads a first page that is not full, and a source with no declared page size, as before', async () => {
     expect(await read('/products?_limit=30', { style: 'link-header' })).toHaveLength(30);
     expect(await read('/products', { style: 'cursor', cursorField: 'next_cursor', cursorParam: 'cursor', limitParam: 'limit', limit: 500 })).toHaveLength(TOTAL);
+  });
+});
+
+// A loopback API with working Link paging and an incremental parameter, as json-server serves
+// `?_page&_limit`: ten products changed one minute apart, answered in `updated_at` order from
+// `updated_since` (inclusive), with `rel="next"` only while more items follow.
+const CHANGES = Array.from({ length: 10 }, (_, i) => ({ id: i + 1, updated_at: `2026-12-01T10:${String(i).padStart(2, '0')}:00.000Z` }));
+const Change = z.object({ id: z.number().int(), updated_at: z.string() });
+
+describe('an incremental Link-header source whose changes since the mark fill exactly one page', () => {
+  let api: Server;
+  let apiBase: string;
+  let asked: string[];
+  /** `pagingWorks: false` serves the first `_limit` items and no Link header, whatever `_page` says. */
+  let pagingWorks = true;
+
+  beforeAll(async () => {
+    api = createServer((req, res) => {
+      asked.push(req.url!);
+      const url = new URL(req.url!, 'http://x');
+      const since = url.searchParams.get('updated_since');
+      const limit = Number(url.searchParams.get('_limit'));
+      const page = pagingWorks ? Number(url.searchParams.get('_page') ?? 1) : 1;
+      const changed = CHANGES.filter((c) => since === null || c.updated_at >= since);
+      if (pagingWorks && page * limit < changed.length) {
+        const next = new URL(req.url!, 'http://x');
+        next.searchParams.set('_page', String(page + 1));
+        res.setHeader('link', `<${next.pathname}${next.search}>; rel="next"`);
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(changed.slice((page - 1) * limit, page * limit)));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => new Promise<void>((resolve) => api.close(() => resolve())));
+
+  const spec: HttpJsonReadSpec<z.output<typeof Change>> = {
+    paging: { style: 'link-header', perPageParam: '_limit', perPage: 5 },
+    items: (body) => body as unknown[],
+    row: Change,
+    incremental: { param: 'updated_since', cursor: (change) => change.updated_at, type: 'instant' },
+  };
+  const readSince = async (since: string): Promise<number[]> => {
+    asked = [];
+    const ids: number[] = [];
+    for await (const row of readHttpJsonRows(`${apiBase}/changes?updated_since=${encodeURIComponent(since)}`, spec, async () => {})) ids.push(row.value.id);
+    return ids;
+  };
+
+  it('asks for what changed since the page\'s greatest cursor, finds nothing newer, and loads the page', async () => {
+    pagingWorks = true;
+    // Since 10:05: items 6..10, exactly one page of 5, and no next link.
+    expect(await readSince('2026-12-01T10:05:00.000Z')).toEqual([6, 7, 8, 9, 10]);
+    expect(asked.map(decodeURIComponent)).toEqual([
+      '/changes?updated_since=2026-12-01T10:05:00.000Z&_limit=5',
+      '/changes?updated_since=2026-12-01T10:09:00.000Z&_limit=5',
+    ]);
+    // Two pages' worth follows the next link as before, with no extra request.
+    expect(await readSince('2026-12-01T10:00:00.000Z')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('still fails (exit 2) where paging does not work: the confirming request answers items past the page', async () => {
+    pagingWorks = false;
+    const error = await readSince('2026-12-01T10:00:00.000Z').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain('the first page holds 5 items, as many as the page size asked for (5), and gives no next link');
+    expect(asked.map(decodeURIComponent)).toEqual([
+      '/changes?updated_since=2026-12-01T10:00:00.000Z&_limit=5',
+      '/changes?updated_since=2026-12-01T10:04:00.000Z&_limit=5',
+    ]);
+  });
+});
+
+describe('an HTTP source field that no item of a read has', () => {
+  it('fails (exit 2) naming the field and the fields the items have; a field absent from some items only is read as null', async () => {
+    const partial = { paging: { style: 'link-header' as const }, items: (body: unknown) => (body as { data: unknown[] }).data, row: z.object({ id: z.number().int() }) };
+    requests = [];
+    const error = await (async () => {
+      for await (const _ of readHttpJsonRows(`${base}/products?_limit=3`, { ...partial, expectFields: ['id', 'HorsePower'] }, async () => {})) void _;
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).exitCode).toBe(2);
+    expect((error as Error).message).toBe(
+      `${base}/products?_limit=3: no item of the 3 read has the field "HorsePower", which the pipeline reads (a typo in its fields or columns, or a field the API renamed); ` +
+        'the items have: id. A field absent from some items only is read as null',
+    );
+    const ids: number[] = [];
+    for await (const row of readHttpJsonRows(`${base}/products?_limit=3`, { ...partial, expectFields: ['id'] }, async () => {})) ids.push(row.value.id);
+    expect(ids).toEqual([1, 2, 3]);
   });
 });

@@ -161,8 +161,60 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
       const update = await idem(['run', 'cars', '--date', '2026-01-02'], sources);
       expect(summaryOf(update).counts.upsert).toMatchObject({ inserted: 0, updated: 1, unchanged: 11 });
       expect(Number((await db.knex('cars').where({ source_reference: '3' }).first()).horsepower)).toBe(155);
+
+      // The API renames Horsepower to HP: a field the pipeline reads that no item has is exit 2, not a null in every row.
+      body = JSON.stringify(cars.map(({ Horsepower, ...car }) => ({ ...car, HP: Horsepower })));
+      const renamed = await runCli(['run', 'cars', '--date', '2026-01-03'], { ...env, ...sources });
+      expect([renamed.code, summaryOf(renamed).outcome]).toEqual([2, 'failed']);
+      expect(summaryOf(renamed).msg).toContain(`${api.url}/cars: no item of the 12 read has the field "Horsepower", which the pipeline reads`);
+      expect(summaryOf(renamed).msg).toContain('the items have: id, Name, Miles_per_Gallon, Cylinders, Displacement, Weight_in_lbs, Acceleration, Year, Origin, HP');
+      expect(Number((await db.knex('cars').where({ source_reference: '3' }).first()).horsepower)).toBe(155);
     } finally {
       api.server.close();
+    }
+  });
+});
+
+describe('idem new --json URL: a paged API', () => {
+  it('follows the paging for its sample, keeps paging out of path, and the pipeline loads every page with nothing quarantined', { timeout: 60_000 }, async () => {
+    // As json-server pages: `_page` and `_limit` with a Link header while more follow; the first
+    // page's weights are whole numbers, the later ones are not.
+    const cars = Array.from({ length: 130 }, (_, i) => ({ id: i + 1, name: `car ${i + 1}`, weight: i < 50 ? 3000 + i : 3000.5 + i }));
+    const asked: string[] = [];
+    const server = createServer((request, response) => {
+      asked.push(request.url!);
+      const url = new URL(request.url!, 'http://x');
+      if (url.pathname !== '/cars') return void response.writeHead(404).end();
+      const limit = Number(url.searchParams.get('_limit') ?? cars.length);
+      const page = Number(url.searchParams.get('_page') ?? 1);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (url.searchParams.has('_page') && page * limit < cars.length) headers.link = `<http://${request.headers.host}/cars?_page=${page + 1}&_limit=${limit}>; rel="next"`;
+      response.writeHead(200, headers).end(JSON.stringify(cars.slice((page - 1) * limit, page * limit)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const api = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const project = makeProject();
+    const testDb = await createTestDatabase('sqlite', 'idem-new-paged');
+    try {
+      const env = { DATABASE_URL: testDb.url, IDEM_PROJECT_DIR: project };
+      const created = await runCli(['new', 'cars', '--json', `${api}/cars?_page=1&_limit=50`], env);
+      expect(created.code, created.stderr).toBe(0);
+      expect(asked).toEqual(['/cars?_page=1&_limit=50', '/cars?_page=2&_limit=50', '/cars?_page=3&_limit=50']);
+      const module = readFileSync(path.join(project, 'pipelines/cars.ts'), 'utf8');
+      expect(module).toContain("path: '/cars',");
+      expect(module).toContain("paging: { style: 'page-number', pageParam: '_page', perPageParam: '_limit', perPage: 50 },");
+      expect(module).toContain('weight: column.float(),'); // column.integer() from the first page alone
+
+      expect((await runCli(['migrate'], env)).code).toBe(0);
+      asked.length = 0;
+      const run = await runCli(['run', 'cars', '--date', '2026-01-01'], { ...env, IDEM_SOURCES: JSON.stringify({ cars: { url: api } }) });
+      expect([run.code, summaryOf(run).outcome], run.stderr).toEqual([0, 'completed']);
+      expect(summaryOf(run).counts.extract).toMatchObject({ rows: 130, quarantined: 0 });
+      expect(asked).toEqual(['/cars?_page=1&_limit=50', '/cars?_page=2&_limit=50', '/cars?_page=3&_limit=50']);
+    } finally {
+      server.close();
+      await testDb.drop();
+      rmSync(project, { recursive: true, force: true });
     }
   });
 });

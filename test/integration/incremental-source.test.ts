@@ -122,6 +122,13 @@ describeOneDialect('an incremental HTTP source: only what changed since the last
     expect(sentMarks().at(-1)).toBeNull();
     expect(await mark()).toMatchObject({ mark: changedAt, runKey: TODAY });
     expect(await findJobRun(world.db, PIPELINE, TODAY)).toMatchObject({ status: 'completed', attempts: 2 });
+
+    // --force-reconcile implies --force (docs/operating.md): it too reads everything, the mark not sent.
+    const reconciled = await run(TODAY, '--force-reconcile');
+    expect([reconciled.code, summaryOf(reconciled).outcome]).toEqual([0, 'completed']);
+    expect(summaryOf(reconciled).counts.extract).toMatchObject({ rows: 6, since: null, upTo: changedAt });
+    expect(sentMarks().at(-1)).toBeNull();
+    expect(await findJobRun(world.db, PIPELINE, TODAY)).toMatchObject({ status: 'completed', attempts: 3 });
   });
 
   it('the mark moves with the run key becoming completed, however it does, and never for a run that ends otherwise', async () => {

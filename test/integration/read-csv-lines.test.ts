@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
-import { readCsvRows, type CsvReadSpec } from '../../src/source/read-csv-rows.ts';
+import { readCsvRows, type CsvReadSpec } from '../../src/source/csv/read-csv-rows.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 
 // readCsvRows counts lines itself (csv-parse's per-record `info` costs more than the parse):

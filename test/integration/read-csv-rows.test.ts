@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { SourceError } from '../../src/errors/source-error.ts';
 import type { QuarantinedRow } from '../../src/source/quarantined-row.ts';
-import { readCsvRows, type CsvReadSpec } from '../../src/source/read-csv-rows.ts';
+import { readCsvRows, type CsvReadSpec } from '../../src/source/csv/read-csv-rows.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 
 const spec = {

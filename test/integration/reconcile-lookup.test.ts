@@ -11,7 +11,7 @@ import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import type { DestinationDefinition, DestinationLookup } from '../../src/destination/destination-definition.ts';
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { dateRunKey } from '../../src/runs/run-key.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
 import { describeOneDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';

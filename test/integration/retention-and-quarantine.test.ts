@@ -9,7 +9,7 @@ import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import { replayQuarantine } from '../../src/runner/replay-quarantine.ts';
 import { runPipeline } from '../../src/runner/run-pipeline.ts';
 import { dateRunKey } from '../../src/runs/run-key.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
 import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';

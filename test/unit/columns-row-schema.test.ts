@@ -3,7 +3,10 @@ import { z } from 'zod';
 import { column } from '../../src/column/column-type.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import { columnsRowSchema } from '../../src/source/columns-row-schema.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
+import { httpJsonSource } from '../../src/source/http-json/http-json-source.ts';
+import { cursorOfRow } from '../../src/source/cursor-of-row.ts';
+import { PipelineError } from '../../src/errors/pipeline-error.ts';
 import type { PipelineRecord } from '../../src/pipeline/pipeline-record.ts';
 
 const columns = { name: column.text(), reading: column.float({ nullable: true }), price: column.decimal(6, 2), at: column.instant(), ok: column.boolean() };
@@ -23,6 +26,17 @@ describe('columnsRowSchema', () => {
       'at: must be an ISO 8601 or SQL date-time',
       'ok: must be a boolean',
     ]);
+  });
+
+  it('trims spaces around the key and a value read as a number, date, instant or boolean, from CSV and JSON; a text column keeps its value as written', () => {
+    const text = columnsRowSchema({ key: 'code', columns: { name: column.text(), longitude: column.decimal(9, 6), qty: column.integer(), on: column.date(), ok: column.boolean() }, form: 'text', timeZone: 'UTC' });
+    expect(text.parse({ code: ' A1 ', name: ' x ', longitude: ' -72.637078 ', qty: ' 6 ', on: ' 2024-07-01 ', ok: ' true' })).toEqual({
+      code: 'A1', name: ' x ', longitude: '-72.637078', qty: 6, on: '2024-07-01', ok: true,
+    });
+    const json = columnsRowSchema({ key: 'id', columns: { name: column.text(), longitude: column.decimal(9, 6), at: column.instant() }, form: 'json', timeZone: 'UTC' });
+    expect(json.parse({ id: 1, name: ' x ', longitude: ' -72.637078 ', at: ' 2024-07-01T08:30:00Z ' })).toEqual({
+      id: '1', name: ' x ', longitude: '-72.637078', at: '2024-07-01T08:30:00.000Z',
+    });
   });
 
   it('takes JSON values as parsed (numbers for decimal and float), a missing field as null, renamed fields by `fields`', () => {
@@ -62,5 +76,35 @@ describe('definePipeline with a key', () => {
     expect(() => definePipeline({ ...base, source: csvSource({ row: z.object({ qty: z.string() }) }) })).toThrow('pipeline toRecords must be an async generator function of the source rows (or give the pipeline a key: one record per row)');
     expect(() => csvSource({ directory: 'data' })).toThrow('csvSource: directory and fileForDate go together');
     expect(csvSource({ row: z.object({ b: z.string(), a: z.string() }) }).header).toEqual(['b', 'a']);
+  });
+
+  it("gives an incremental cursor the row keyed by column names; a cursor that reads the API's name is the pipeline's mistake (exit 2), naming the row's keys", () => {
+    const pipeline = definePipeline({
+      name: 'cars', sourceSystem: 'cars', timeZone: 'UTC',
+      source: httpJsonSource({
+        path: '/cars', paging: { style: 'link-header' }, items: (body) => body as unknown[],
+        incremental: { param: 'updated_since', cursor: (car) => (car as Record<string, string>).updated_at!, type: 'instant' },
+      }),
+      key: 'id',
+      fields: { changed: 'updated_at' },
+      tables: { staging: 'stg_cars', target: 'cars' },
+      columns: { name: column.text(), changed: column.instant() },
+    });
+    const source = pipeline.source.kind === 'http-json' ? pipeline.source : undefined;
+    const row = source!.row!.parse({ id: 3, name: 'Volvo', updated_at: '2026-11-30T10:00:00Z' });
+    expect(row).toEqual({ id: '3', name: 'Volvo', changed: '2026-11-30T10:00:00.000Z' });
+    const error = (() => {
+      try {
+        cursorOfRow(source!.incremental!, row, 'http://api/cars: item 1');
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(PipelineError);
+    expect((error as PipelineError).exitCode).toBe(2);
+    expect((error as Error).message).toBe(
+      'http://api/cars: item 1: the pipeline\'s incremental.cursor(row) returned undefined; the row it receives is the validated row, whose keys are "id", "name", "changed" (a row derived from the columns is keyed by column names)',
+    );
+    expect(cursorOfRow({ cursor: (car: typeof row) => car.changed as string }, row, 'item 1')).toBe('2026-11-30T10:00:00.000Z');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { column } from '../../src/column/column-type.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 
 // definePipeline checks the time zone by Intl.supportedValuesOf('timeZone') first (cheap at

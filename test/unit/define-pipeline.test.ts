@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { column } from '../../src/column/column-type.ts';
 import { definePipeline, isPipelineDefinition } from '../../src/pipeline/define-pipeline.ts';
 import { PipelineDefinitionError } from '../../src/pipeline/pipeline-definition-error.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
-import { httpJsonSource } from '../../src/source/http-json-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
+import { httpJsonSource } from '../../src/source/http-json/http-json-source.ts';
 
 const Row = z.object({ ref: z.string(), name: z.string() });
 

@@ -5,7 +5,7 @@ import type { DestinationDefinition } from '../../src/destination/destination-de
 import { DEFAULT_HTTP_SETTINGS, httpSettingsProblem, resolveHttpSettings, type HttpSettingsInput } from '../../src/http/http-settings.ts';
 import { column } from '../../src/column/column-type.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
-import { httpJsonSource } from '../../src/source/http-json-source.ts';
+import { httpJsonSource } from '../../src/source/http-json/http-json-source.ts';
 
 const destination = (http: HttpSettingsInput): DestinationDefinition => ({
   name: 'accounting',

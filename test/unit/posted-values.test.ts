@@ -8,7 +8,7 @@ import { RawJson, stringifyJson } from '../../src/http/raw-json.ts';
 import type { LedgerItem } from '../../src/ledger/ledger-item.ts';
 import { definePipeline } from '../../src/pipeline/define-pipeline.ts';
 import { toPostedRow } from '../../src/post/read-posted-rows.ts';
-import { csvSource } from '../../src/source/csv-source.ts';
+import { csvSource } from '../../src/source/csv/csv-source.ts';
 
 const Lines = z.array(z.object({ sku: z.string(), qty: z.number() }));
 const pipeline = definePipeline({

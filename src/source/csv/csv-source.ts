@@ -1,4 +1,5 @@
 import { ZodObject, type ZodType } from 'zod';
+import type { SourceDeclaration } from '../source-kind.ts';
 
 /** The character encodings a {@link CsvSource} reads. `latin1` is read as `windows-1252`. */
 export type CsvEncoding = 'utf-8' | 'windows-1252' | 'latin1';
@@ -16,7 +17,7 @@ export type CsvEncoding = 'utf-8' | 'windows-1252' | 'latin1';
  * pipeline with a `key` derives the row schema from its columns (see `definePipeline`), the
  * header from the row schema, and a `--file`-only pipeline needs no dated files.
  */
-export interface CsvSource<Row> {
+export interface CsvSource<Row> extends SourceDeclaration<Row> {
   readonly kind: 'csv';
   /**
    * Directory that holds the dated files, relative to the project directory. `IDEM_SOURCE_DIR`

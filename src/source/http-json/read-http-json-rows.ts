@@ -1,17 +1,21 @@
 import type { ZodType } from 'zod';
-import { SourceError } from '../errors/source-error.ts';
-import { UsageError } from '../errors/usage-error.ts';
-import { createHttpAgent } from '../http/create-http-agent.ts';
-import { DEFAULT_HTTP_SETTINGS } from '../http/http-settings.ts';
-import type { HttpSettings } from '../http/http-settings.ts';
-import { parseLinkHeader } from '../http/parse-link-header.ts';
-import { requestJson } from '../http/request-json.ts';
-import type { JsonResponse } from '../http/request-json.ts';
-import { sendWithRetry } from '../http/send-with-retry.ts';
-import type { RetryInfo } from '../http/send-with-retry.ts';
-import type { QuarantinedRow } from './quarantined-row.ts';
+import { SourceError } from '../../errors/source-error.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { createHttpAgent } from '../../http/create-http-agent.ts';
+import { DEFAULT_HTTP_SETTINGS } from '../../http/http-settings.ts';
+import type { HttpSettings } from '../../http/http-settings.ts';
+import { parseLinkHeader } from '../../http/parse-link-header.ts';
+import { requestJson } from '../../http/request-json.ts';
+import type { JsonResponse } from '../../http/request-json.ts';
+import { sendWithRetry } from '../../http/send-with-retry.ts';
+import type { RetryInfo } from '../../http/send-with-retry.ts';
+import type { QuarantinedRow } from '../quarantined-row.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
-import type { SourceRow } from './source-row.ts';
+import { HighWaterMark } from '../high-water-mark.ts';
+import { cursorOfRow } from '../cursor-of-row.ts';
+import type { HttpJsonIncremental } from './http-json-incremental.ts';
+import { PipelineError } from '../../errors/pipeline-error.ts';
+import type { SourceRow } from '../source-row.ts';
 
 /** What {@link readHttpJsonRows} needs from an `HttpJsonSource`. */
 export interface HttpJsonReadSpec<Row> {
@@ -20,6 +24,13 @@ export interface HttpJsonReadSpec<Row> {
   readonly row: ZodType<Row>;
   /** See `HttpJsonSource.singleFullPage`. @defaultValue 'fail' */
   readonly singleFullPage?: 'fail' | 'accept';
+  /** See `HttpJsonSource.expectFields`. @defaultValue none */
+  readonly expectFields?: readonly string[];
+  /**
+   * An incremental source's cursor: a full first page with no way on is confirmed by asking
+   * for what changed since that page's greatest cursor (see `HttpJsonSource.singleFullPage`).
+   */
+  readonly incremental?: Pick<HttpJsonIncremental<Row>, 'param' | 'cursor' | 'type'>;
 }
 
 /** The page size the paging asks for, where the pipeline declares one (`limit`, `perPage`). */
@@ -78,6 +89,10 @@ export async function* readHttpJsonRows<Row>(
   let sentCursor: string | undefined;
   let previousFirstItem: string | undefined;
   let index = 0;
+  // The expected fields no item has carried yet, and the fields the items do carry (collected
+  // only while one is still missing).
+  const unseen = new Set(spec.expectFields ?? []);
+  const seen = new Set<string>();
   const agent = createHttpAgent(http);
   try {
     while (pageUrl !== undefined) {
@@ -124,9 +139,11 @@ export async function* readHttpJsonRows<Row>(
         }
       }
       // A first page as full as asked for, with no way on: most likely paging that does not
-      // work (a path without the API's page parameter), not a source of exactly one page.
+      // work (a path without the API's page parameter), not a source of exactly one page. An
+      // incremental source asks for what changed since the page's greatest cursor to tell.
       const pageSize = declaredPageSize(paging);
-      if (pageUrl === undefined && index === 0 && paging.style !== 'page-number' && pageSize !== undefined && items.length >= pageSize && spec.singleFullPage !== 'accept') {
+      const fullAndAlone = pageUrl === undefined && index === 0 && paging.style !== 'page-number' && pageSize !== undefined && items.length >= pageSize && spec.singleFullPage !== 'accept';
+      if (fullAndAlone && !(spec.incremental && (await endsAtThisPage(agent, requested, items, spec, spec.incremental, http, options)))) {
         throw new UsageError(
           `${requested}: the first page holds ${items.length} items, as many as the page size asked for (${pageSize}), and gives no ${paging.style === 'cursor' ? `next cursor in "${paging.cursorField}"` : 'next link (Link: rel="next")'}: ` +
             `the rest of the source would be left unread. Check that the path asks the API for paging (a json-server path needs its page parameter for Link headers); ` +
@@ -136,6 +153,10 @@ export async function* readHttpJsonRows<Row>(
 
       for (const item of items) {
         index += 1;
+        if (unseen.size > 0 && item !== null && typeof item === 'object') {
+          for (const field of Object.keys(item)) seen.add(field);
+          for (const field of unseen) if (seen.has(field)) unseen.delete(field);
+        }
         const parsed = spec.row.safeParse(item);
         if (parsed.success) {
           yield { line: index, value: parsed.data };
@@ -147,9 +168,46 @@ export async function* readHttpJsonRows<Row>(
         }
       }
     }
+    if (unseen.size > 0 && index > 0) {
+      const missing = [...unseen].map((field) => JSON.stringify(field)).join(', ');
+      throw new PipelineError(
+        `${url}: no item of the ${index} read has the field${unseen.size > 1 ? 's' : ''} ${missing}, which the pipeline reads (a typo in its fields or columns, or a field the API renamed); ` +
+          `the items have: ${[...seen].join(', ') || 'no fields'}. A field absent from some items only is read as null`,
+      );
+    }
   } finally {
     await agent.close();
   }
+}
+
+/**
+ * Whether a full first page with no next page is really the whole read of an incremental source:
+ * asks for what changed since the page's greatest cursor (the mark is inclusive) and finds
+ * nothing newer. An API whose paging does not work answers the items past that cursor.
+ */
+async function endsAtThisPage<Row>(
+  agent: ReturnType<typeof createHttpAgent>,
+  requested: string,
+  items: readonly unknown[],
+  spec: HttpJsonReadSpec<Row>,
+  incremental: NonNullable<HttpJsonReadSpec<Row>['incremental']>,
+  http: HttpSettings,
+  options: HttpJsonReadOptions,
+): Promise<boolean> {
+  const greatestOf = (page: readonly unknown[], from: string | undefined, url: string): string | undefined => {
+    const mark = new HighWaterMark(incremental.type, from);
+    for (const [i, item] of page.entries()) {
+      const parsed = spec.row.safeParse(item);
+      // A rejected item is quarantined by the read itself; it has no cursor to go by here.
+      if (parsed.success) mark.see(cursorOfRow(incremental, parsed.data, `${url}: item ${i + 1}`), `${url}: item ${i + 1}`);
+    }
+    return mark.value;
+  };
+  const last = greatestOf(items, undefined, requested);
+  if (last === undefined) return false;
+  const confirmUrl = withParams(requested, { [incremental.param]: last });
+  const confirm = pageItems(confirmUrl, await getPage(agent, confirmUrl, http, options), spec.items);
+  return greatestOf(confirm, last, confirmUrl) === last;
 }
 
 async function getPage(agent: ReturnType<typeof createHttpAgent>, url: string, http: HttpSettings, options: HttpJsonReadOptions): Promise<JsonResponse> {

@@ -19,7 +19,13 @@
 export interface HttpJsonIncremental<Row> {
   /** The query parameter the mark is sent in, for example `updated_since`. */
   readonly param: string;
-  /** An item's cursor, from its validated row. */
+  /**
+   * An item's cursor, from its validated row: what the source's `row` schema gives, or, where a
+   * pipeline with a `key` derives the row from its columns, an object keyed by the **column
+   * names** (and the key field), each holding the column's canonical value. A cursor that
+   * returns `undefined` or throws is a mistake in the pipeline: the run exits 2 naming the row's
+   * keys.
+   */
   readonly cursor: (row: Row) => string | number;
   /**
    * How cursors compare: `instant`, an ISO 8601 date and time with its offset (`Z` or `±hh:mm`),
@@ -28,3 +34,4 @@ export interface HttpJsonIncremental<Row> {
    */
   readonly type: 'instant' | 'integer';
 }
+

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
-import { httpSettingsProblem, type HttpSettingsInput } from '../http/http-settings.ts';
+import type { SourceDeclaration } from '../source-kind.ts';
+import { httpSettingsProblem, type HttpSettingsInput } from '../../http/http-settings.ts';
 import type { HttpJsonIncremental } from './http-json-incremental.ts';
 import type { HttpJsonPaging } from './http-json-paging.ts';
 
@@ -17,7 +18,7 @@ import type { HttpJsonPaging } from './http-json-paging.ts';
  * Each item's `SourceRow.line` is its 1-based index in the whole stream (the first item of the
  * first page is 1), what the quarantine and duplicate-key errors name as its "line".
  */
-export interface HttpJsonSource<Row> {
+export interface HttpJsonSource<Row> extends SourceDeclaration<Row> {
   readonly kind: 'http-json';
   /**
    * Appended to the base URL: a path starting with `/`, with any fixed query, for example
@@ -41,6 +42,15 @@ export interface HttpJsonSource<Row> {
    */
   readonly row?: ZodType<Row>;
   /**
+   * Item fields that at least one item of every read must have. A read (of one item or more) in
+   * which no item has one of them fails with exit 2 before anything is upserted, naming the field
+   * and listing the fields the items do have: a typo in a field name, or a field the API renamed,
+   * would otherwise read as null in every row. A field absent from some items only is read as
+   * null. @defaultValue with a row derived from the columns (a pipeline with a `key` and no
+   * `row`): the key and every column's field; else none
+   */
+  readonly expectFields?: readonly string[];
+  /**
    * What a quarantined item does to the run: `quarantine` loads the rest; `fail` reads every page
    * (so every bad item is quarantined at once) and then fails the run before anything is
    * upserted. @defaultValue 'fail'
@@ -54,6 +64,9 @@ export interface HttpJsonSource<Row> {
    * and no `Link` header), and loading a page of a catalogue with exit 0 is wrong data. `accept`:
    * for an API that can end after exactly one full page. Page-number paging always asks for the
    * next page after a full one, so it never applies there; nor where no page size is declared.
+   * An `incremental` source first asks for what changed since the page's greatest cursor: when
+   * that answers nothing newer, the page was the whole change (the changes since the mark filled
+   * exactly one page) and the read goes on.
    * @defaultValue 'fail'
    */
   readonly singleFullPage: 'fail' | 'accept';
@@ -124,6 +137,7 @@ export function httpJsonSource<Row = Record<string, unknown>>(
       check(false, 'paging.style', 'must be "cursor", "page-number" or "link-header"', (paging as { style?: unknown }).style);
   }
   check(typeof spec.items === 'function', 'items', 'must be a function of the response body', typeof spec.items);
+  if (spec.expectFields !== undefined) check(Array.isArray(spec.expectFields) && spec.expectFields.every(name), 'expectFields', 'must be a list of field names', spec.expectFields);
   if (spec.incremental !== undefined) {
     const { param, cursor, type } = spec.incremental;
     check(name(param), 'incremental.param', 'must be a non-empty parameter name', param);

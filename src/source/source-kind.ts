@@ -1,0 +1,154 @@
+import type { ZodType } from 'zod';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import type { SourceSettings } from '../config/source-settings.ts';
+import type { RetryInfo } from '../http/send-with-retry.ts';
+import type { RunKey } from '../runs/run-key.ts';
+import type { SourceFieldForm } from './columns-row-schema.ts';
+import type { QuarantinedRow } from './quarantined-row.ts';
+import type { SourceRow } from './source-row.ts';
+
+/**
+ * What every source declaration holds, whatever its kind: the kind, the row schema and what a
+ * rejected row does to the run. A kind adds its own options (a CSV file's encoding, an API's
+ * paging).
+ */
+export interface SourceDeclaration<Row = unknown> {
+  /**
+   * The kind of source: a built-in kind's name (`csv`, `http-json`, see `SOURCE_KINDS`), or a
+   * {@link SourceKind} object a pipeline module brings itself.
+   */
+  readonly kind: string | SourceKind<never>;
+  /**
+   * Validates and converts one row. @defaultValue derived from the pipeline's `columns` and `key`
+   * by `definePipeline` (through {@link SourceKind.withDerivedRow})
+   */
+  readonly row?: ZodType<Row>;
+  /**
+   * What a quarantined row does to the run: `quarantine` loads the rest; `fail` reads the whole
+   * source (so every bad row is quarantined at once) and then fails the run before anything is
+   * upserted.
+   */
+  readonly invalidRows: 'quarantine' | 'fail';
+}
+
+/** Deployment settings and hooks for {@link SourceKind.read}. */
+export interface ReadSourceOptions {
+  /** The pipeline's `IDEM_SOURCES` entry (an HTTP source's headers and `http` overrides). */
+  readonly settings?: SourceSettings;
+  /** Called before waiting to retry a request to `url` (a kind that retries requests). */
+  readonly onRetry?: (url: string, info: RetryInfo) => void | Promise<void>;
+  /**
+   * Called with each validated row before it is yielded: only by a kind that declares
+   * `observesRows` (for other kinds the runner calls it as it takes each row).
+   */
+  readonly onRow?: (row: SourceRow<unknown>) => void;
+  /**
+   * The high-water mark to read from, for a kind with `incremental`. @defaultValue none: read
+   * everything
+   */
+  readonly since?: string;
+}
+
+/** What a kind may look at to find or check its source: the pipeline's name and the deployment. */
+export interface SourceContext {
+  readonly pipelineName: string;
+  readonly config: Pick<ResolvedConfig, 'projectDir' | 'sourceDir' | 'sources'>;
+}
+
+/**
+ * How a source reads only what changed since the last completed run (see
+ * `HttpJsonIncremental`): the mark moves to the greatest `cursor` a completed run read.
+ */
+export interface IncrementalCursor {
+  /** An item's cursor, from its validated row. */
+  readonly cursor: (row: unknown) => unknown;
+  /** How cursors compare. */
+  readonly type: 'instant' | 'integer';
+}
+
+/**
+ * A kind of source, as the runner, `idem check`, `idem prove`, dry runs and the test kit see it:
+ * one object per kind (`src/source/<kind>/`), named in `SOURCE_KINDS` or brought by a pipeline
+ * module as its source's `kind`. Code above `source/` asks these capabilities, never the kind's
+ * name. `Source` is the kind's declaration (its options).
+ *
+ * What a kind must keep: `read` yields rows in source order with 1-based `line`s, hands every
+ * row `source.row` rejects to `quarantine` (naming the location, line, field and rule, with the
+ * row's text where there is one), and throws a `SourceError` (exit 1) when the source cannot be
+ * read, a `UsageError` or `PipelineError` (exit 2) for a mistake in the pipeline or its settings.
+ */
+export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration> {
+  /** The kind's name, for messages and logs: `csv`, `http-json`. */
+  readonly name: string;
+  /**
+   * How the kind gives its fields to a row schema that `definePipeline` derives from the columns:
+   * `text` (every field a string or null, as CSV) or `json` (parsed JSON values).
+   */
+  readonly fieldForm: SourceFieldForm;
+  /**
+   * The source can be read again from the start within one run (a file; an API's pages cannot
+   * be asked for twice): `groupRows` then first assumes its rows come grouped by key and skips
+   * its sort, and asks for a second, sorted pass only when a key comes back.
+   */
+  readonly rereadable: boolean;
+  /**
+   * The source is a file a run can be given with `--file`, whose identity (name and content
+   * hash) is the run key. @defaultValue false: runs take `--date` only
+   */
+  readonly readsFiles?: boolean;
+  /**
+   * `idem prove` and the test kit may serve the source from the project's msw handlers
+   * (`source()` of `stand-ins/<pipeline>.ts`) on a loopback port, replacing its `IDEM_SOURCES`
+   * URL. @defaultValue false: the source is read where it is
+   */
+  readonly servedByHandlers?: boolean;
+  /**
+   * `read` calls `options.onRow` itself (saving the runner a promise per row). @defaultValue false
+   */
+  readonly observesRows?: boolean;
+  /**
+   * The declaration's options, checked by `definePipeline` when the module is imported (a zod
+   * schema; `kind` is checked by the registry). Built-in kinds check every option and refuse
+   * unknown ones. @defaultValue none: the kind checks nothing beyond `row` and `invalidRows`
+   */
+  readonly options?: ZodType;
+  /** Problems between the declaration's options that `options` cannot see, one line each. @defaultValue none */
+  problems?(source: Source): readonly string[];
+  /**
+   * The declaration with the row schema `definePipeline` derived from a pipeline's `key` and
+   * columns: `row`, and `fields`, the source fields it reads (the key's first).
+   */
+  withDerivedRow(source: Source, derived: { readonly row: ZodType; readonly fields: readonly string[] }): Source;
+  /**
+   * Where a run reads from (a file path, a URL, or whatever `read` takes), before the run takes
+   * its lock.
+   * @throws UsageError when the run key or the deployment does not fit the source (a `--file`
+   *   run of an API, a missing base URL).
+   */
+  locate(source: Source, runKey: RunKey, context: SourceContext): string;
+  /**
+   * Why a run of `runKey` completes empty without reading (a dated file that is missing where
+   * the source says a missing file is a day without data), or undefined: the run reads.
+   */
+  skipReason?(source: Source, runKey: RunKey, location: string): string | undefined;
+  /** `idem check`: what is wrong with where the source is, one line each; none when nothing is. */
+  checkLocation(source: Source, context: SourceContext): readonly string[];
+  /** The source's size in bytes for the extract progress bar, when known. */
+  sizeOf?(location: string): number | undefined;
+  /**
+   * Streams the source's validated rows from `location`, sending rejected rows to `quarantine`;
+   * or a promise of them, so a kind loads its reader (a parser, an HTTP client) only when a run
+   * reads: pipeline modules import every kind, and a module imported twice (a TypeScript
+   * pipeline loads idem in a loader namespace of its own) must not start one twice.
+   * @throws SourceError when the source cannot be read.
+   */
+  read(source: Source, location: string, quarantine: (row: QuarantinedRow) => Promise<void>, options: ReadSourceOptions): AsyncIterable<SourceRow<unknown>> | Promise<AsyncIterable<SourceRow<unknown>>>;
+  /** The source's incremental cursor, when it reads only what changed since its mark. */
+  incremental?(source: Source): IncrementalCursor | undefined;
+  /**
+   * `idem quarantine --replay`: a source of this kind that reads `rows` (the quarantined rows'
+   * text), as a file's text and the declaration to read it with. Undefined: rows of this kind
+   * cannot be replayed from their text (rerun the run key).
+   */
+  replay?(source: Source, rows: readonly string[]): { readonly text: string; readonly source: Source };
+}

@@ -1,0 +1,40 @@
+import { CSV_SOURCE_KIND } from './csv/csv-source-kind.ts';
+import { HTTP_JSON_SOURCE_KIND } from './http-json/http-json-source-kind.ts';
+import type { SourceDeclaration, SourceKind } from './source-kind.ts';
+
+/** The built-in source kinds by name: what a declaration's `kind` names (`csvSource`, `httpJsonSource`). */
+export const SOURCE_KINDS: Readonly<Record<string, SourceKind<never>>> = Object.freeze({
+  [CSV_SOURCE_KIND.name]: CSV_SOURCE_KIND as SourceKind<never>,
+  [HTTP_JSON_SOURCE_KIND.name]: HTTP_JSON_SOURCE_KIND as SourceKind<never>,
+});
+
+/** Whether `value` has the shape of a {@link SourceKind} (a pipeline module's own kind, told by what it does). */
+export function isSourceKind(value: unknown): value is SourceKind<never> {
+  if (typeof value !== 'object' || value === null) return false;
+  const kind = value as Record<string, unknown>;
+  return (
+    typeof kind.name === 'string' &&
+    (kind.fieldForm === 'text' || kind.fieldForm === 'json') &&
+    typeof kind.rereadable === 'boolean' &&
+    ['withDerivedRow', 'locate', 'checkLocation', 'read'].every((method) => typeof kind[method] === 'function')
+  );
+}
+
+/** The built-in kind a source's `kind` names, or the {@link SourceKind} object it carries; undefined for neither. */
+export function findSourceKind<Source extends SourceDeclaration>(source: Source): SourceKind<Source> | undefined {
+  const { kind } = source;
+  const found = typeof kind === 'string' ? (Object.hasOwn(SOURCE_KINDS, kind) ? SOURCE_KINDS[kind] : undefined) : isSourceKind(kind) ? kind : undefined;
+  return found as unknown as SourceKind<Source> | undefined;
+}
+
+/**
+ * The kind of a source: the built-in kind its `kind` names, or the {@link SourceKind} object it
+ * carries.
+ * @throws TypeError for a kind that is neither (`definePipeline` refuses such a source first).
+ */
+export function sourceKindOf<Source extends SourceDeclaration>(source: Source): SourceKind<Source> {
+  const { kind } = source;
+  const found = findSourceKind(source);
+  if (found === undefined) throw new TypeError(`source.kind must be one of ${Object.keys(SOURCE_KINDS).map((name) => JSON.stringify(name)).join(', ')}, or a SourceKind object (got ${typeof kind === 'string' ? JSON.stringify(kind) : typeof kind})`);
+  return found;
+}
