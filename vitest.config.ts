@@ -16,6 +16,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two test files at a time. Vitest's default is one fewer than the cores, one on this 2-core
+    // machine, while most of a file's time is spent waiting on CLI children, databases and loopback
+    // servers, not on this process's CPU.
+    maxWorkers: 2,
     // Starts SQL Server in a container where a container runtime exists (else costs ~nothing).
     globalSetup: ['./test/global-setup.ts'],
     reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],

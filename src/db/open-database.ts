@@ -20,6 +20,9 @@ export async function openDatabase(
     knex,
     adapter,
     description: redactUrl(config.databaseUrl),
-    close: () => knex.destroy(),
+    async close() {
+      await knex.destroy();
+      await adapter.close();
+    },
   };
 }

@@ -67,6 +67,14 @@ export interface DialectAdapter {
    */
   tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
   /**
+   * Ends what the adapter opened besides knex's pool: PostgreSQL's kept lock sessions (a session
+   * kept for the next lock cycle would otherwise stay connected to the database for a few
+   * seconds after it is closed, and keep it from being renamed or dropped). Called by
+   * `Database.close` after knex's pool; a no-op where nothing is kept. Every lock must be
+   * released first.
+   */
+  close(): Promise<void>;
+  /**
    * Appends rows to a table by the dialect's fast path. Rows hold driver values in `columns`
    * order; batches bound memory (the caller sizes them). `specs` holds each column's spec, in
    * `columns` order, exactly as the table was created with it (typed loads such as SQL Server's

@@ -98,6 +98,9 @@ export class MssqlDialect implements DialectAdapter {
     return this.tryAcquireAppLock(knex, request);
   }
 
+  /** Nothing is kept: each app lock's connection ends with its release. */
+  async close(): Promise<void> {}
+
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number> {
     if (specs.length !== columns.length) throw new Error(`bulkLoad(${table}): ${columns.length} columns but ${specs.length} specs`);
     const load: MssqlLoadColumn[] = columns.map((name, i) => ({ name, spec: specs[i]! }));

@@ -145,6 +145,9 @@ export class MysqlDialect implements DialectAdapter {
     return this.tryAcquireAppLock(knex, request);
   }
 
+  /** Nothing is kept: each app lock's connection ends with its release. */
+  async close(): Promise<void> {}
+
   /** `specs` is not needed: `LOAD DATA` and INSERT convert text to each column's own type. */
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, _specs?: readonly ColumnSpec[]): Promise<number> {
     return mysqlBulkLoad(knex, table, columns, batches, () => this.#learned());

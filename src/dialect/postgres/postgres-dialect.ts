@@ -21,6 +21,9 @@ import { jsonTextValue } from '../json-text-value.ts';
  *
  * @example new PostgresDialect('postgres://app@db.internal:5432/etl')
  */
+/** How long `close` waits for the lock sessions to end, in ms. */
+const CLOSE_WAIT_MS = 2_000;
+
 export class PostgresDialect implements DialectAdapter {
   readonly name = 'postgres' as const;
   /** Skips locked rows by `FOR UPDATE SKIP LOCKED`. */
@@ -80,6 +83,18 @@ export class PostgresDialect implements DialectAdapter {
   /** The app lock's session lock under the migration's name: it needs no idem table. */
   tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
     return this.tryAcquireAppLock(knex, request);
+  }
+
+  /**
+   * Ends the kept lock sessions (see `createPostgresLockSessions`). pg's `Pool.end` also waits for
+   * a session still checked out, which only a lock never released would be: the wait is bounded
+   * (`CLOSE_WAIT_MS`), so a close never hangs on it.
+   */
+  async close(): Promise<void> {
+    const sessions = this.#lockSessions;
+    this.#lockSessions = undefined;
+    if (!sessions) return;
+    await Promise.race([sessions.end(), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
   }
 
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {

@@ -102,6 +102,9 @@ export class SqliteDialect implements DialectAdapter {
     return tryAcquireSqliteMigrationLock(this.#filename, request.name);
   }
 
+  /** Nothing is kept: each app lock's connection ends with its release. */
+  async close(): Promise<void> {}
+
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
     return sqliteBulkLoad(knex, table, columns, batches);
   }
