@@ -140,6 +140,10 @@ export async function* readCsvRows<Row>(
   };
   const input = createReadStream(file);
   const parser = parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: options.maxRecordBytes });
+  // A parse error is read from `parser.errored` (see parsedRecords). The stream also emits it, a
+  // tick later, when the reader may already have stopped for an earlier reason (a header that
+  // does not match): without a listener, that emit would crash the process.
+  parser.on('error', () => undefined);
   // The line the next record starts on, and the header's layout once it is read.
   let nextLine = 1;
   let layout: HeaderLayout | undefined;
