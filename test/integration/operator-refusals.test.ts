@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -58,6 +59,20 @@ describe('operator refusals and file modes', () => {
       expect(linked.stderr).toContain(`source file ${path.join(linkDir, '2010-12-01.csv')} is a symbolic link, and idem reads only regular files`);
       expect(linked.stderr + linked.stdout).not.toContain('root-secret-line-9931');
     }
+    // A FIFO or a directory named like the day's file (issue 28 §5): exit 2 at once, not a run
+    // that hangs on the FIFO holding its lock, nor a raw EISDIR.
+    const oddDir = mkdtempSync(path.join(tmpdir(), 'idem-odd-'));
+    execFileSync('mkfifo', [path.join(oddDir, '2010-12-01.csv')]);
+    mkdirSync(path.join(oddDir, '2010-12-02.csv'));
+    for (const [date, what] of [['2010-12-01', 'a FIFO (named pipe)'], ['2010-12-02', 'a directory']]) {
+      const odd = await runCli(['run', 'online-retail-invoices', '--date', date], { ...env, IDEM_SOURCE_DIR: oddDir });
+      expect(odd.code, odd.stderr).toBe(2);
+      expect(odd.stderr).toContain(`source file ${path.join(oddDir, `${date}.csv`)} is ${what}, and idem reads only regular files`);
+    }
+    const fifoFile = await runCli(['run', 'online-retail-invoices', '--file', path.join(oddDir, '2010-12-01.csv')], env);
+    expect(fifoFile.code, fifoFile.stderr).toBe(2);
+    expect(fifoFile.stderr).toContain('--file must be a file');
+
     // A regular file whose header is wrong: the message names the fields it lacks, never the line.
     const wrongDir = mkdtempSync(path.join(tmpdir(), 'idem-wrong-'));
     copyFileSync(secret, path.join(wrongDir, '2010-12-01.csv'));

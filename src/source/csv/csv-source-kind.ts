@@ -27,14 +27,26 @@ const CsvSourceOptions = z.strictObject({
 });
 
 /**
- * `file`, unless it is a symbolic link: idem reads only regular files it is pointed at. A link
- * dropped into a source directory could make a run read any file the service user may read, and
- * a link re-pointed between runs reads other content under the same name.
- * @throws UsageError naming the link, never reading it.
+ * `file`, unless it exists and is not a regular file. A symbolic link: idem reads only regular
+ * files it is pointed at (a link dropped into a source directory could make a run read any file
+ * the service user may read, and a link re-pointed between runs reads other content under the
+ * same name). A FIFO would hang the run, holding its lock, until something writes to it; a
+ * directory or a device is no source either. A rerun cannot fix any of them: exit 2.
+ * @throws UsageError naming the file and what it is, never reading it.
  */
-function refuseSymlink(file: string): string {
-  if (existsSync(file) && lstatSync(file).isSymbolicLink()) {
+function refuseNonRegular(file: string): string {
+  let stats;
+  try {
+    stats = lstatSync(file);
+  } catch {
+    return file; // absent: the pipeline's missing-file rule decides
+  }
+  if (stats.isSymbolicLink()) {
     throw new UsageError(`source file ${file} is a symbolic link, and idem reads only regular files: point --file or the source directory at the file itself`);
+  }
+  if (!stats.isFile()) {
+    const what = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device';
+    throw new UsageError(`source file ${file} is ${what}, and idem reads only regular files: a producer should write the day's file under another name, then rename it into place`);
   }
   return file;
 }
@@ -64,7 +76,7 @@ export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
   },
   withDerivedRow: (source, { row, fields }) => Object.freeze({ ...source, row, header: source.header ?? fields }),
   locate(source, runKey, { pipelineName, config }) {
-    if (runKey.kind === 'file') return refuseSymlink(runKey.file);
+    if (runKey.kind === 'file') return refuseNonRegular(runKey.file);
     if (source.directory === undefined || source.fileForDate === undefined) {
       throw new UsageError(`pipeline "${pipelineName}" declares no dated files (csvSource directory and fileForDate): run it with --file PATH`);
     }
@@ -74,7 +86,7 @@ export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
     if (!existsSync(directory) || !statSync(directory).isDirectory()) {
       throw new UsageError(`pipeline "${pipelineName}": its source directory ${directory} does not exist or is not a directory (${config.sourceDir === undefined ? "the pipeline's directory" : 'IDEM_SOURCE_DIR'})`);
     }
-    return refuseSymlink(path.join(directory, source.fileForDate(runKey.businessDate)));
+    return refuseNonRegular(path.join(directory, source.fileForDate(runKey.businessDate)));
   },
   skipReason(source, runKey, location) {
     if (runKey.kind !== 'date' || source.missing !== 'skip' || existsSync(location)) return undefined;
