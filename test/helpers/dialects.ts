@@ -50,11 +50,9 @@ export function describeEachDialect(title: string, suite: (dialect: TestDialect)
 export function describeOneDialect(title: string, suite: (dialect: TestDialect) => void): void {
   if (process.env.TEST_ALL_DIALECTS === '1') return describeEachDialect(title, suite);
   const dialect = DIALECTS.find((d) => unavailableReason(d) === undefined);
-  if (dialect === undefined) {
-    describe.skip(`${title} (skipped: no dialect available)`, () => {});
-    return;
-  }
-  describe(`${dialect}: ${title}`, () => suite(dialect));
+  describe.skipIf(dialect === undefined)(dialect ? `${dialect}: ${title}` : `${title} (skipped: no dialect available)`, () => {
+    if (dialect) suite(dialect);
+  });
 }
 
 export interface TestDatabase {

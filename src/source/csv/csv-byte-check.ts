@@ -100,7 +100,7 @@ export class CsvByteCheck {
     }
   }
 
-  /** Where in the tail the last character starts (a byte that is not `10xxxxxx`); its length when none does. */
+  /** Where in the tail the last character starts (a byte that is no UTF-8 continuation byte, whose top bits are not `10`); its length when none does. */
   #lastCharacterStart(): number {
     for (let i = this.#tail.length - 1; i >= 0; i--) if ((this.#tail[i]! & 0xc0) !== 0x80) return i;
     return this.#tail.length;
