@@ -3,6 +3,7 @@ import type { ColumnSpec } from '../column/column-type.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
 import { PipelineError } from '../errors/pipeline-error.ts';
 import { RawJson } from '../http/raw-json.ts';
+import { undefinedBodyFields } from '../destination/undefined-body-fields.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { postedValues } from '../post/posted-values.ts';
 import type { PipelineCheck } from './pipeline-check.ts';
@@ -40,19 +41,6 @@ function sampleRow(pipeline: PipelineDefinition, remoteReference: string | undef
   };
 }
 
-/** The paths (`body.total`, `body.lines[2]`) in `value` that hold `undefined`, which `JSON.stringify` leaves out or writes as null. */
-function undefinedFields(value: unknown, path: string, found: string[]): string[] {
-  if (Array.isArray(value)) {
-    value.forEach((item, i) => (item === undefined ? found.push(`${path}[${i}]`) : undefinedFields(item, `${path}[${i}]`, found)));
-  } else if (value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
-    for (const [key, member] of Object.entries(value)) {
-      if (member === undefined) found.push(`${path}.${key}`);
-      else undefinedFields(member, `${path}.${key}`, found);
-    }
-  }
-  return found;
-}
-
 /**
  * Each destination's request, built for a sample row (every column holding a value of its type,
  * as a create and as an update), reads only the pipeline's columns and sets every body field:
@@ -74,7 +62,8 @@ export const checkDestinationBodies: PipelineCheck = {
           if (error instanceof PipelineError) problems.add(`${what}: ${error.message}`);
           continue;
         }
-        for (const field of undefinedFields(body, 'body', [])) {
+        // A request without a body has no field to leave out.
+        for (const field of body === undefined ? [] : undefinedBodyFields(body)) {
           problems.add(`${what} leaves ${field} undefined, which JSON.stringify leaves out of the request; fix: set it from a column of the pipeline (${Object.keys(pipeline.columns).join(', ')}) or leave the field out`);
         }
       }

@@ -1,5 +1,5 @@
 import type { DestinationRequest, PostedRow } from '../destination/destination-definition.ts';
-import { RawJson } from '../http/raw-json.ts';
+import { undefinedBodyFields } from '../destination/undefined-body-fields.ts';
 import { selectJobLedgerItems } from '../ledger/select-job-ledger-items.ts';
 import { readPostedRows } from '../post/read-posted-rows.ts';
 import { validateInvoiceBody, validatePatch } from '../sandbox/validate-invoice-body.ts';
@@ -11,20 +11,6 @@ const LISTED_PROBLEMS = 3;
 
 /** A remote reference for the update request of a row never updated: only its shape is looked at. */
 const STAND_IN_REFERENCE = 'idem-prove-ref';
-
-/**
- * Where a body holds `undefined` (a typo such as `row.values.totl`, or a field the row lacks):
- * JSON drops such a field, and a PUT then replaces the remote record without it. Paths like
- * `body.lines[2].price`. A `RawJson` value is JSON text, and holds none.
- */
-export function undefinedFields(value: unknown, at = 'body'): string[] {
-  if (value === undefined) return [at];
-  if (value === null || typeof value !== 'object' || value instanceof RawJson) return [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => undefinedFields(item, `${at}[${i}]`));
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return [];
-  return Object.entries(value).flatMap(([key, item]) => undefinedFields(item, `${at}.${key}`));
-}
 
 /** What idem's sandbox accounting API says of a request's body (its description of a valid one). */
 function sandboxProblems(request: DestinationRequest): string[] {
@@ -63,7 +49,7 @@ export async function checkRequestBodies(c: ProveCase): Promise<ProveCheckOutcom
           problems.push(`${where}: request() threw ${(error as Error).message}`);
           continue;
         }
-        for (const path of undefinedFields(request.body)) problems.push(`${where}: ${path} is undefined`);
+        for (const path of undefinedBodyFields(request.body)) problems.push(`${where}: ${path} is undefined`);
         if (sandboxed) for (const problem of sandboxProblems(request)) problems.push(`${where}: ${problem}`);
       }
     }

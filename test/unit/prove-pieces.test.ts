@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareTargetSnapshots } from '../../src/prove/compare-target-snapshots.ts';
 import { formatProveReport } from '../../src/prove/format-prove-report.ts';
 import { seededRandom } from '../../src/prove/seeded-random.ts';
-import { undefinedFields } from '../../src/prove/check-request-bodies.ts';
+import { undefinedBodyFields as undefinedFields } from '../../src/destination/undefined-body-fields.ts';
 import { RawJson } from '../../src/http/raw-json.ts';
 
 describe('idem prove, the pure pieces', () => {
