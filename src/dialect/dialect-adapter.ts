@@ -145,6 +145,26 @@ export interface DialectAdapter {
    */
   readonly appLockEndsWithSession: boolean;
   /**
+   * Whether DDL (`CREATE TABLE`, `CREATE INDEX`) takes part in a transaction, so it rolls back with
+   * it. PostgreSQL, SQLite and SQL Server: `true`
+   * (https://wiki.postgresql.org/wiki/Transactional_DDL_in_PostgreSQL:_A_Competitive_Analysis).
+   * MySQL and MariaDB: `false`, every DDL statement commits the open transaction first
+   * (https://dev.mysql.com/doc/refman/8.0/en/implicit-commit.html).
+   */
+  readonly transactionalDdl: boolean;
+  /**
+   * Creates table `copy` with the columns of `table` and no rows, no keys and no indexes (for a
+   * copy of rows that are about to be deleted). PostgreSQL, MySQL and SQLite:
+   * `CREATE TABLE copy AS SELECT * FROM table WHERE 1 = 0`; SQL Server: `SELECT * INTO copy FROM
+   * table WHERE 1 = 0`.
+   */
+  createEmptyCopy(knex: Knex | Knex.Transaction, table: string, copy: string): Promise<void>;
+  /**
+   * The names of a live table's indexes (unique or not, and the primary key's where the database
+   * names it as an index); `[]` for a table without any.
+   */
+  readIndexNames(knex: Knex | Knex.Transaction, table: string): Promise<string[]>;
+  /**
    * Whether `UPDATE … OUTPUT inserted.*` returns the changed rows (T-SQL), so a claim is one
    * statement: an UPDATE through an ordered `TOP (n)` common table expression (a bare
    * `UPDATE TOP (n)` takes arbitrary rows). `false` where the dialect lacks it. SQL Server: `true`

@@ -7,4 +7,6 @@ export interface TableColumn {
   readonly name: string;
   readonly type: string;
   readonly nullable: boolean;
+  /** Whether the column is part of the table's primary key. */
+  readonly primaryKey: boolean;
 }

@@ -41,6 +41,7 @@ export class MssqlDialect implements DialectAdapter {
   readonly skipLocked: SkipLockedSyntax = { tableHint: ' with (updlock, readpast, rowlock)', suffix: '' };
   readonly supportsReturning = false;
   readonly appLockEndsWithSession = true;
+  readonly transactionalDdl = true;
   readonly supportsOutput = true;
   readonly #settings: MssqlConnectionSettings;
   readonly #requestTimeoutMs: number;
@@ -71,6 +72,15 @@ export class MssqlDialect implements DialectAdapter {
 
   columnTypeName(name: string, spec: ColumnSpec): string {
     return mssqlColumnTypeName(name, spec);
+  }
+
+  async createEmptyCopy(knex: Knex | Knex.Transaction, table: string, copy: string): Promise<void> {
+    await knex.raw('select * into ?? from ?? where 1 = 0', [copy, table]);
+  }
+
+  async readIndexNames(knex: Knex | Knex.Transaction, table: string): Promise<string[]> {
+    const result: unknown = await knex.raw('select name from sys.indexes where object_id = object_id(?) and name is not null', [table]);
+    return (result as { name: string }[]).map((row) => row.name);
   }
 
   readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {

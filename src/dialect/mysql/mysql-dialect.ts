@@ -54,6 +54,7 @@ export class MysqlDialect implements DialectAdapter {
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
   readonly supportsReturning = false;
   readonly appLockEndsWithSession = true;
+  readonly transactionalDdl = false;
   readonly supportsOutput = false;
   readonly #options: ConnectionOptions;
   #server: MysqlServer | undefined;
@@ -118,6 +119,15 @@ export class MysqlDialect implements DialectAdapter {
 
   columnTypeName(_name: string, spec: ColumnSpec): string {
     return mysqlColumnTypeName(spec);
+  }
+
+  async createEmptyCopy(knex: Knex | Knex.Transaction, table: string, copy: string): Promise<void> {
+    await knex.raw('create table ?? as select * from ?? where 1 = 0', [copy, table]);
+  }
+
+  async readIndexNames(knex: Knex | Knex.Transaction, table: string): Promise<string[]> {
+    const result: unknown = await knex.raw('select distinct index_name as name from information_schema.statistics where table_schema = database() and table_name = ?', [table]);
+    return ((result as [{ name: string }[], unknown])[0]).map((row) => row.name);
   }
 
   readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {

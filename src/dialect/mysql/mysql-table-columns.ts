@@ -10,17 +10,18 @@ import type { TableColumn } from '../table-column.ts';
  */
 export async function readMysqlTableColumns(knex: Knex, table: string): Promise<TableColumn[] | undefined> {
   const [rows] = (await knex.raw(
-    `select column_name as name, column_type as type, is_nullable as nullable
+    `select column_name as name, column_type as type, is_nullable as nullable, column_key as column_key
        from information_schema.columns
       where table_schema = database() and table_name = ?
       order by ordinal_position`,
     [table],
-  )) as [{ name: string; type: string; nullable: string }[], unknown];
+  )) as [{ name: string; type: string; nullable: string; column_key: string }[], unknown];
   if (rows.length === 0) return undefined;
   return rows.map((row) => ({
     name: row.name,
     type: String(row.type).toLowerCase().replace(/^(bigint|int|smallint|mediumint)\(\d+\)/, '$1').replace(/\s+unsigned$/, ' unsigned'),
     nullable: row.nullable === 'YES',
+    primaryKey: row.column_key === 'PRI',
   }));
 }
 

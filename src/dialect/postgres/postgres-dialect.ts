@@ -30,6 +30,7 @@ export class PostgresDialect implements DialectAdapter {
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: ' for update skip locked' };
   readonly supportsReturning = true;
   readonly appLockEndsWithSession = true;
+  readonly transactionalDdl = true;
   readonly supportsOutput = false;
   readonly #url: string;
   #lockSessions: pg.Pool | undefined;
@@ -57,6 +58,15 @@ export class PostgresDialect implements DialectAdapter {
 
   columnTypeName(_name: string, spec: ColumnSpec): string {
     return postgresColumnTypeName(spec);
+  }
+
+  async createEmptyCopy(knex: Knex | Knex.Transaction, table: string, copy: string): Promise<void> {
+    await knex.raw('create table ?? as select * from ?? where 1 = 0', [copy, table]);
+  }
+
+  async readIndexNames(knex: Knex | Knex.Transaction, table: string): Promise<string[]> {
+    const result: unknown = await knex.raw('select indexname as name from pg_indexes where schemaname = current_schema() and tablename = ?', [table]);
+    return ((result as { rows: { name: string }[] }).rows).map((row) => row.name);
   }
 
   readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {

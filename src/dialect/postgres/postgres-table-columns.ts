@@ -9,14 +9,15 @@ import type { TableColumn } from '../table-column.ts';
  * (https://www.postgresql.org/docs/current/catalog-pg-attribute.html).
  */
 export async function readPostgresTableColumns(knex: Knex, table: string): Promise<TableColumn[] | undefined> {
-  const result = await knex.raw<{ rows: { name: string; type: string; nullable: boolean }[] }>(
-    `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable
+  const result = await knex.raw<{ rows: { name: string; type: string; nullable: boolean; primary_key: boolean }[] }>(
+    `select a.attname as name, format_type(a.atttypid, a.atttypmod) as type, not a.attnotnull as nullable,
+            exists (select 1 from pg_index i where i.indrelid = a.attrelid and i.indisprimary and a.attnum = any(i.indkey)) as primary_key
        from pg_attribute a
       where a.attrelid = to_regclass(?) and a.attnum > 0 and not a.attisdropped
       order by a.attnum`,
     [table],
   );
-  return result.rows.length === 0 ? undefined : result.rows.map((row) => ({ name: row.name, type: row.type, nullable: row.nullable }));
+  return result.rows.length === 0 ? undefined : result.rows.map((row) => ({ name: row.name, type: row.type, nullable: row.nullable, primaryKey: row.primary_key }));
 }
 
 /** The type `addPostgresColumn` creates for a spec, as {@link readPostgresTableColumns} reports it. */

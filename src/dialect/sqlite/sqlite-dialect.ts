@@ -35,6 +35,7 @@ export class SqliteDialect implements DialectAdapter {
   readonly skipLocked: SkipLockedSyntax = { tableHint: '', suffix: '' };
   readonly supportsReturning = true;
   readonly appLockEndsWithSession = false;
+  readonly transactionalDdl = true;
   readonly supportsOutput = false;
   readonly #filename: string;
 
@@ -76,6 +77,15 @@ export class SqliteDialect implements DialectAdapter {
 
   columnTypeName(_name: string, spec: ColumnSpec): string {
     return sqliteColumnTypeName(spec);
+  }
+
+  async createEmptyCopy(knex: Knex | Knex.Transaction, table: string, copy: string): Promise<void> {
+    await knex.raw('create table ?? as select * from ?? where 1 = 0', [copy, table]);
+  }
+
+  async readIndexNames(knex: Knex | Knex.Transaction, table: string): Promise<string[]> {
+    const result: unknown = await knex.raw('select name from pragma_index_list(?)', [table]);
+    return (result as { name: string }[]).map((row) => row.name);
   }
 
   readTableColumns(knex: Knex | Knex.Transaction, table: string): Promise<TableColumn[] | undefined> {

@@ -9,9 +9,9 @@ import type { TableColumn } from '../table-column.ts';
  * and JSON as text (floats as knex's `float`, REAL affinity), so a change among those types is not visible here.
  */
 export async function readSqliteTableColumns(knex: Knex, table: string): Promise<TableColumn[] | undefined> {
-  const rows = (await knex.raw('select name, type, "notnull" as not_null from pragma_table_info(?) order by cid', [table])) as { name: string; type: string; not_null: number }[];
+  const rows = (await knex.raw('select name, type, "notnull" as not_null, pk from pragma_table_info(?) order by cid', [table])) as { name: string; type: string; not_null: number; pk: number }[];
   if (rows.length === 0) return undefined;
-  return rows.map((row) => ({ name: row.name, type: row.type.toLowerCase(), nullable: row.not_null === 0 }));
+  return rows.map((row) => ({ name: row.name, type: row.type.toLowerCase(), nullable: row.not_null === 0, primaryKey: row.pk > 0 }));
 }
 
 /** The type `addSqliteColumn` declares for a spec, as {@link readSqliteTableColumns} reports it. */
