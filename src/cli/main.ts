@@ -159,6 +159,21 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     });
 
   program
+    .command('duplicates')
+    .description('list the keys more than one row of an existing table holds (exit 3 when some do), or keep one row per key')
+    .argument('<table>', 'a table of DATABASE_URL')
+    .requiredOption('--key <columns>', 'the columns that should be unique together, separated by commas')
+    .option('--keep <rule>', 'newest or oldest: which row of each key stays (with --by); prints the plan')
+    .option('--by <column>', 'the column --keep compares, such as updated_at')
+    .option('--apply', 'carry the plan out in one transaction: copy the other rows to <table>_duplicates, delete them, create the unique index')
+    .option('--json', 'machine-readable output')
+    .option('--limit <n>', 'the most keys to list', wholeNumber('--limit', 1), 20)
+    .action(async (table: string, options) => {
+      const { duplicatesCommand } = await import('./commands/duplicates-command.ts');
+      outcome = await duplicatesCommand(table, options);
+    });
+
+  program
     .command('migrate')
     .description('apply framework and pipeline migrations up to the latest')
     .option('--make [name]', "write a new migration from the difference between the pipelines' columns and the database (applies nothing)")

@@ -15,6 +15,8 @@
  * |                |      | unexpected error; a plain rerun resumes                                  |
  * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting    |
  * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
+ * | `duplicates`   | 3    | a person must act: rows of a table share a key (`idem duplicates`, or    |
+ * |                |      | `idem migrate --make` adopting an existing table)                        |
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
  * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
  *
@@ -30,6 +32,7 @@ export type Outcome =
   | 'failed'
   | 'usage'
   | 'needs-review'
+  | 'duplicates'
   | 'lock-held'
   | 'unavailable';
 
@@ -54,6 +57,7 @@ const OUTCOME_EXIT_CODES: Readonly<Record<Outcome, ExitCode>> = Object.freeze({
   failed: EXIT_CODES.failed,
   usage: EXIT_CODES.usage,
   'needs-review': EXIT_CODES.needsOperator,
+  duplicates: EXIT_CODES.needsOperator,
   'lock-held': EXIT_CODES.retryLater,
   unavailable: EXIT_CODES.retryLater,
 });

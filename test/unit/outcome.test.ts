@@ -16,6 +16,7 @@ const EXPECTED: Record<Outcome, number> = {
   failed: 1,
   usage: 2,
   'needs-review': 3,
+  duplicates: 3,
   'lock-held': 75,
   unavailable: 75,
 };
