@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import { column } from '../column/column-type.ts';
+import { column, type ColumnSpec, type ColumnSpecs } from '../column/column-type.ts';
+import { rowHashOfJson } from '../pipeline/row-hash.ts';
+import { assertUniqueKey } from './assert-unique-key.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import type { MigrationContext } from './migration-context.ts';
 
@@ -8,22 +10,39 @@ const KEY = column.text({ maxLength: 200 });
 /** `row_hash`: SHA-256 in hex. */
 const HASH = column.text({ maxLength: 64 });
 
+/** idem's columns that `adoptTable` adds to an existing table, as `createPipelineTables` makes them. */
+const ADOPTED_COLUMNS: readonly (readonly [string, ColumnSpec])[] = [
+  ['source_system', KEY],
+  ['source_reference', KEY],
+  ['row_hash', HASH],
+  ['first_run_key', KEY],
+  ['last_changed_run_key', KEY],
+  ['created_at', column.instant()],
+  ['updated_at', column.instant()],
+];
+/** The run key `adoptTable` records as the first and last change of the rows it adopts. */
+const ADOPTED_RUN_KEY = 'adopted';
+/** Rows `adoptTable` reads and updates per page. */
+const ADOPT_PAGE_ROWS = 1_000;
+
 /** Builds the {@link MigrationContext} for one database. */
 export function createMigrationContext(knex: Knex, adapter: DialectAdapter): MigrationContext {
   const addColumn = adapter.addColumn.bind(adapter);
+  const createStagingTable = (staging: string, columns: ColumnSpecs): Promise<void> =>
+    knex.schema.createTable(staging, (t) => {
+      t.bigInteger('seq').notNullable().primary();
+      addColumn(t, 'run_key', KEY);
+      addColumn(t, 'source_system', KEY);
+      addColumn(t, 'source_reference', KEY);
+      addColumn(t, 'source_line', column.integer({ nullable: true }));
+      addColumn(t, 'row_hash', HASH);
+      for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
+      t.index(['source_system', 'source_reference'], `${staging}_key_idx`);
+    });
   return {
     addColumn,
     async createPipelineTables({ staging, target, columns }) {
-      await knex.schema.createTable(staging, (t) => {
-        t.bigInteger('seq').notNullable().primary();
-        addColumn(t, 'run_key', KEY);
-        addColumn(t, 'source_system', KEY);
-        addColumn(t, 'source_reference', KEY);
-        addColumn(t, 'source_line', column.integer({ nullable: true }));
-        addColumn(t, 'row_hash', HASH);
-        for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
-        t.index(['source_system', 'source_reference'], `${staging}_key_idx`);
-      });
+      await createStagingTable(staging, columns);
       await knex.schema.createTable(target, (t) => {
         t.bigIncrements('id').primary();
         addColumn(t, 'source_system', KEY);
@@ -62,6 +81,53 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
       await knex.schema.alterTable(table, (t) => {
         for (const [name, spec] of altered) adapter.addColumn(t, name, spec).alter();
       });
+    },
+    async adoptTable({ staging, target, columns, sourceSystem, key }) {
+      const keySpec = columns[key];
+      await assertUniqueKey({ knex, adapter }, target, [key]);
+      if ((await adapter.readTableColumns(knex, staging)) === undefined) await createStagingTable(staging, columns);
+      const present = new Set((await adapter.readTableColumns(knex, target))?.map((c) => c.name));
+      const added = ADOPTED_COLUMNS.filter(([name]) => !present.has(name));
+      if (added.length > 0) await knex.schema.alterTable(target, (t) => { for (const [name, spec] of added) addColumn(t, name, { ...spec, nullable: true }); });
+      const names = Object.keys(columns);
+      const adoptedAt = adapter.toDriverValue(column.instant(), new Date().toISOString()) as Knex.Value;
+      // Pages of the rows not adopted yet (a migration stopped half-way resumes), each page's updates
+      // in one transaction, each row found by its key (unique and NOT NULL, proven above).
+      for (;;) {
+        const rows = (await knex(target).select([...new Set([key, ...names])]).whereNull('row_hash').orderBy(key).limit(ADOPT_PAGE_ROWS)) as Record<string, unknown>[];
+        if (rows.length === 0) break;
+        await knex.transaction(async (trx) => {
+          for (const row of rows) {
+            const value = keySpec ? adapter.fromDriverValue(keySpec, row[key]) : row[key];
+            if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') {
+              throw new Error(`adoptTable('${target}'): the key ${key} must hold text or whole numbers (found ${JSON.stringify(value)})`);
+            }
+            const reference = String(value);
+            const valuesJson = names.map((name) => {
+              const spec = columns[name]!;
+              return spec.type === 'json' ? (adapter.fromDriverJsonText(row[name]) ?? 'null') : JSON.stringify(adapter.fromDriverValue(spec, row[name]) ?? null);
+            });
+            await trx(target).where(key, row[key] as Knex.Value).update({
+              source_system: sourceSystem,
+              source_reference: reference,
+              row_hash: rowHashOfJson(sourceSystem, reference, valuesJson),
+              first_run_key: ADOPTED_RUN_KEY,
+              last_changed_run_key: ADOPTED_RUN_KEY,
+              created_at: adoptedAt,
+              updated_at: adoptedAt,
+            });
+          }
+        });
+      }
+      await knex.schema.alterTable(target, (t) => { for (const [name, spec] of ADOPTED_COLUMNS) addColumn(t, name, spec).alter(); });
+      if (!(await adapter.readIndexNames(knex, target)).includes(`${target}_key_uq`)) {
+        await knex.schema.alterTable(target, (t) => t.unique(['source_system', 'source_reference'], { indexName: `${target}_key_uq` }));
+      }
+    },
+    async unadoptTable({ staging, target }) {
+      await knex.schema.dropTableIfExists(staging);
+      if ((await adapter.readIndexNames(knex, target)).includes(`${target}_key_uq`)) await knex.schema.alterTable(target, (t) => t.dropUnique(['source_system', 'source_reference'], `${target}_key_uq`));
+      await knex.schema.alterTable(target, (t) => t.dropColumns(...ADOPTED_COLUMNS.map(([name]) => name)));
     },
     async dropPipelineTables({ staging, target }) {
       await knex.schema.dropTableIfExists(target);

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { PIPELINE_FRAMEWORK_COLUMNS } from './pipeline-framework-columns.ts';
+import { OPTIONAL_FRAMEWORK_COLUMNS, PIPELINE_FRAMEWORK_COLUMNS } from './pipeline-framework-columns.ts';
 import type { SchemaDifference } from './schema-difference.ts';
 
 /**
@@ -39,7 +39,7 @@ export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition
       differences.push({ ...base, kind: 'extra-column', column: column.name, live: { type: column.type, nullable: column.nullable } });
     }
     for (const name of framework) {
-      if (!liveByName.has(name)) differences.push({ ...base, kind: 'missing-column', column: name });
+      if (!liveByName.has(name) && !OPTIONAL_FRAMEWORK_COLUMNS.includes(name)) differences.push({ ...base, kind: 'missing-column', column: name });
     }
   }
   return differences;

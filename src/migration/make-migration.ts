@@ -6,6 +6,7 @@ import type { ColumnSpec } from '../column/column-type.ts';
 import type { Database } from '../db/database.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { assertUniqueKey } from './assert-unique-key.ts';
 import { findSchemaDrift } from './find-schema-drift.ts';
 import { formatSchemaDrift, suggestedMigrationName } from './format-schema-drift.ts';
 import type { SchemaDifference } from './schema-difference.ts';
@@ -33,6 +34,49 @@ function migrationFileName(dir: string, name: string, now: DateTime): string {
 const specsSource = (entries: readonly (readonly [string, ColumnSpec])[], indent: string): string =>
   `{\n${entries.map(([name, spec]) => `${indent}  ${name}: ${columnSpecSource(spec)},`).join('\n')}\n${indent}}`;
 
+/** Whether a pipeline's differences are those of a target table idem did not create: no staging table, a target without `source_reference`. */
+function isAdoption(pipeline: PipelineDefinition, differences: readonly SchemaDifference[]): boolean {
+  const { staging, target } = pipeline.tables;
+  return differences.some((d) => d.table === staging && d.kind === 'missing-table') && differences.some((d) => d.table === target && d.kind === 'missing-column' && d.column === 'source_reference');
+}
+
+/**
+ * The statements that make an existing table idem did not create (no `source_reference`, no
+ * staging table) the pipeline's target: its business columns brought in line first, then
+ * `adoptTable`. The rows were proven uniquely keyed by {@link makeMigration}.
+ */
+function adoptionStatements(pipeline: PipelineDefinition, differences: readonly SchemaDifference[]): { up: string[]; down: string[] } {
+  const { staging, target } = pipeline.tables;
+  const business = differences.filter((d) => d.table === target && (d.kind !== 'missing-column' || d.declared !== undefined));
+  // Declared columns added and changed before (the row hash reads them), undeclared ones dropped
+  // after (the key's own column among them, once its values are the source references).
+  const statements = (kinds: readonly SchemaDifference['kind'][]) => {
+    const mine = business.filter((d) => kinds.includes(d.kind));
+    return mine.length > 0 ? pipelineStatements(pipeline, mine) : { up: [], down: [] };
+  };
+  const before = statements(['missing-column', 'changed-column']);
+  const after = statements(['extra-column']);
+  const tables = `staging: '${staging}', target: '${target}'`;
+  const adopt =
+    `await idem.adoptTable({\n    ${tables},\n    sourceSystem: ${JSON.stringify(pipeline.sourceSystem)},\n    key: '${pipeline.key}',\n` +
+    `    columns: ${specsSource(Object.entries(pipeline.columns), '    ')},\n  });`;
+  return { up: [...before.up, adopt, ...after.up], down: [...after.down, `await idem.unadoptTable({ ${tables} });`, ...before.down] };
+}
+
+/** Refuses, before a migration is written, a table idem did not create that no generated migration can adopt: no `key` column, or rows that share or lack a key. */
+async function assertAdoptable(db: Database, pipeline: PipelineDefinition): Promise<void> {
+  const { key } = pipeline;
+  const live = await db.adapter.readTableColumns(db.knex, pipeline.tables.target);
+  if (key === undefined || !live?.some((c) => c.name === key)) {
+    throw new UsageError(
+      `pipeline ${pipeline.name}: table ${pipeline.tables.target} exists and was not created by idem; idem migrate --make adopts such a table ` +
+        `when the pipeline's key names one of its columns${key === undefined ? ' (this pipeline has no key)' : ` (it has no column ${key})`}: ` +
+        'write this migration by hand (docs/operating.md, "Adopting an existing table")',
+    );
+  }
+  await assertUniqueKey(db, pipeline.tables.target, [key]);
+}
+
 /** The `up` and `down` statements for one pipeline's differences. */
 function pipelineStatements(pipeline: PipelineDefinition, differences: readonly SchemaDifference[]): { up: string[]; down: string[] } {
   const { staging, target } = pipeline.tables;
@@ -44,6 +88,7 @@ function pipelineStatements(pipeline: PipelineDefinition, differences: readonly 
       down: [`await idem.dropPipelineTables({ ${tables} });`],
     };
   }
+  if (isAdoption(pipeline, differences)) return adoptionStatements(pipeline, differences);
   if (missing.size === 1) {
     throw new UsageError(
       `pipeline ${pipeline.name}: table ${pipeline.tables[[...missing][0]!]} is missing but the other one exists; ` +
@@ -136,7 +181,11 @@ ${down.length ? down.map((statement) => `  ${statement}`).join('\n') : '  // Not
 export async function makeMigration(db: Database, projectDir: string, pipelines: readonly PipelineDefinition[], name?: string, now: DateTime = DateTime.utc()): Promise<MadeMigration> {
   if (name !== undefined && !MIGRATION_NAME.test(name)) throw new UsageError(`--make: a migration name is lowercase letters, digits and _ (got ${JSON.stringify(name)})`);
   const differences: SchemaDifference[] = [];
-  for (const pipeline of pipelines) differences.push(...(await findSchemaDrift(db, pipeline)));
+  for (const pipeline of pipelines) {
+    const found = await findSchemaDrift(db, pipeline);
+    if (isAdoption(pipeline, found)) await assertAdoptable(db, pipeline);
+    differences.push(...found);
+  }
   if (differences.length === 0) return { differences };
   const source = migrationSource(pipelines, differences, now);
   const dir = path.join(projectDir, 'migrations');

@@ -8,6 +8,17 @@ export interface PipelineTablesSpec {
   readonly columns: ColumnSpecs;
 }
 
+/** An existing table for {@link MigrationContext.adoptTable}: the pipeline's tables, its source system and its key column. */
+export interface AdoptTableSpec extends PipelineTablesSpec {
+  /** The pipeline's `sourceSystem`: every adopted row's `source_system`. */
+  readonly sourceSystem: string;
+  /**
+   * The table's column whose value (text or a whole number, in every row) becomes each row's
+   * `source_reference`: the pipeline's `key`. It stays a column only when the pipeline declares it.
+   */
+  readonly key: string;
+}
+
 /**
  * Column changes on one existing table for {@link MigrationContext.alterColumns}, each applied
  * with the type that holds the spec's canonical value exactly on the dialect.
@@ -52,6 +63,20 @@ export interface MigrationContext {
    * a new one). What `idem migrate --make` writes for a changed pipeline.
    */
   alterColumns(table: string, changes: ColumnChanges): Promise<void>;
+  /**
+   * Makes an existing table that idem did not create a pipeline's target (what `idem migrate
+   * --make` writes for such a table): refuses while rows share the key or lack one (see `idem
+   * duplicates`), creates the staging table, adds idem's columns to the table (`source_system`,
+   * `source_reference`, `row_hash`, `first_run_key`, `last_changed_run_key`, `created_at`,
+   * `updated_at`), fills them for the rows already there (`source_reference` the key's value as
+   * text, `row_hash` the hash of their business values, so the first run changes only what
+   * differs, the run keys `adopted`), makes them NOT NULL and adds the unique key on
+   * `(source_system, source_reference)`. The table's own columns, rows and primary key stay.
+   * @throws DuplicateRowsError (exit 3) while rows share the key; Error for rows without one.
+   */
+  adoptTable(spec: AdoptTableSpec): Promise<void>;
+  /** Undoes {@link adoptTable} (for `down`): drops the staging table, and idem's columns and unique key from the table. Its rows stay. */
+  unadoptTable(spec: Pick<PipelineTablesSpec, 'staging' | 'target'>): Promise<void>;
   /** Drops both tables (for `down`). */
   dropPipelineTables(spec: Pick<PipelineTablesSpec, 'staging' | 'target'>): Promise<void>;
 }

@@ -7,3 +7,9 @@ export const PIPELINE_FRAMEWORK_COLUMNS = {
   staging: ['seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash'],
   target: ['id', 'source_system', 'source_reference', 'row_hash', 'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at'],
 } as const;
+
+/**
+ * Framework columns a table may lack: the target's `id` is its own row identity, which idem
+ * never reads; a table adopted by `MigrationContext.adoptTable` keeps whatever primary key it had.
+ */
+export const OPTIONAL_FRAMEWORK_COLUMNS: readonly string[] = ['id'];
