@@ -4,6 +4,7 @@ import type { SourceSettings } from '../config/source-settings.ts';
 import type { RetryInfo } from '../http/send-with-retry.ts';
 import type { RunKey } from '../runs/run-key.ts';
 import type { SourceFieldForm } from './columns-row-schema.ts';
+import type { NumberFormat } from './number-format.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
 
@@ -85,6 +86,11 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * `text` (every field a string or null, as CSV) or `json` (parsed JSON values).
    */
   readonly fieldForm: SourceFieldForm;
+  /**
+   * How a declaration of this kind writes numbers in its text fields (a decimal comma), for the
+   * row schema `definePipeline` derives from the columns. @defaultValue plain: `1234.50`
+   */
+  numberFormat?(source: Source): NumberFormat;
   /**
    * The source can be read again from the start within one run (a file; an API's pages cannot
    * be asked for twice): `groupRows` then first assumes its rows come grouped by key and skips
