@@ -1,5 +1,5 @@
 import type { ColumnSpec } from '../column/column-type.ts';
-import type { HttpJsonPaging } from '../source/http-json/http-json-paging.ts';
+import type { RenderedSource } from '../source/source-sample.ts';
 
 /** What `idem new` inferred from a sample: everything the generated files are written from. */
 export interface ScaffoldPlan {
@@ -13,11 +13,8 @@ export interface ScaffoldPlan {
   /** Column name → source field, for the columns whose name differs from their field. */
   readonly fields: Readonly<Record<string, string>>;
   readonly tables: { readonly staging: string; readonly target: string };
-  readonly source:
-    | { readonly kind: 'csv'; readonly nullValues: readonly string[]; readonly lastLineBreak: 'required' | 'optional'; readonly sample: string }
-    | { readonly kind: 'http-json'; readonly path: string; readonly paging: HttpJsonPaging; readonly itemsProperty: string | undefined; readonly baseUrl: string | undefined; readonly sample: string };
-  /** The fixture's path, relative to the project directory (`fixtures/<name>/sample.csv|json`). */
-  readonly fixture: string;
-  /** How many records the fixture holds. */
-  readonly fixtureRows: number;
+  /** The sample as the module's comment names it (a file's name, a URL). */
+  readonly sample: string;
+  /** The source kind's part of the files: declaration, fixture, the test's source (see `SourceSample.render`). */
+  readonly source: RenderedSource;
 }

@@ -7,6 +7,7 @@ import type { SourceFieldForm } from './columns-row-schema.ts';
 import type { NumberFormat } from './number-format.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
+import type { SourceKindScaffold } from './source-sample.ts';
 
 /**
  * What every source declaration holds, whatever its kind: the kind, the row schema and what a
@@ -157,4 +158,9 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * cannot be replayed from their text (rerun the run key).
    */
   replay?(source: Source, rows: readonly string[]): { readonly text: string; readonly source: Source };
+  /**
+   * `idem new`: the kind's flag (`--csv FILE`) and how it reads a sample and writes its part of
+   * the generated files (see `SourceKindScaffold`). @defaultValue none: `idem new` has no flag for the kind
+   */
+  readonly scaffold?: SourceKindScaffold;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { UsageError } from '../errors/usage-error.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 
 /** The most records of a sample `idem new` reads to infer columns. */
 export const MAX_SAMPLE_ROWS = 100_000;
