@@ -4,7 +4,7 @@ import { DateTime, IANAZone } from 'luxon';
 import type { ColumnSpec } from '../column/column-type.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { inferColumn } from './infer-column.ts';
-import { proposeKey } from './propose-key.ts';
+import { isUniqueKey, proposeKey } from './propose-key.ts';
 import { newPipelineKinds } from '../source/source-kinds.ts';
 import { renderPipelineMigration } from './render-pipeline-migration.ts';
 import { renderPipelineModule } from './render-pipeline-module.ts';
@@ -21,7 +21,10 @@ export interface ScaffoldRequest {
    * `newPipelineKinds`); exactly one. Entries whose value is undefined are ignored.
    */
   readonly samples: Readonly<Record<string, string | undefined>>;
-  /** The source field of the business key. @defaultValue proposed: the first field unique and present in every sample row */
+  /**
+   * The source field of the business key, or the fields of a composite key separated by commas
+   * (`order_id,line_no`). @defaultValue proposed: the first field unique and present in every sample row
+   */
   readonly key?: string;
   /** IANA zone of the business date, and of instants written without an offset. @defaultValue 'UTC' */
   readonly timeZone?: string;
@@ -93,18 +96,23 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
   const sample = await kind.scaffold!.sample(location, { nullValues: request.nullValues ?? ['', 'NA', 'NULL'] });
   const { fields, rows } = sample;
 
-  const key = request.key ?? proposeKey(fields, rows);
-  if (key === undefined) throw new UsageError(`no field of the sample is present and unique in every row, so none can be the business key: name it with --key FIELD (fields: ${fields.join(', ')})`);
-  if (!fields.includes(key)) throw new UsageError(`--key ${key} is not a field of the sample (fields: ${fields.join(', ')})`);
-  if (request.key !== undefined && proposeKey([key], rows) === undefined) {
-    throw new UsageError(`--key ${key} is missing or repeated in the sample: a business key must be present and unique in every row`);
+  const proposed = proposeKey(fields, rows);
+  const key = request.key?.split(',').map((field) => field.trim()) ?? (proposed === undefined ? undefined : [proposed]);
+  if (key === undefined) {
+    throw new UsageError(`no field of the sample is present and unique in every row, so none can be the business key: name it with --key FIELD, or the fields of a composite key with --key FIELD,FIELD (fields: ${fields.join(', ')})`);
+  }
+  const stray = key.filter((field) => !fields.includes(field));
+  if (stray.length > 0) throw new UsageError(`--key ${stray.join(', ')} ${stray.length === 1 ? 'is not a field' : 'are not fields'} of the sample (fields: ${fields.join(', ')})`);
+  if (new Set(key).size !== key.length) throw new UsageError(`--key ${request.key} names a field twice`);
+  if (request.key !== undefined && !isUniqueKey(key, rows)) {
+    throw new UsageError(`--key ${key.join(',')} is missing or repeated in the sample: a business key must be present and unique in every row`);
   }
 
   const taken = new Set<string>();
   const columns: (readonly [string, ColumnSpec])[] = [];
   const renamed: Record<string, string> = {};
   for (const field of fields) {
-    if (field === key) continue;
+    if (key.includes(field)) continue;
     const column = columnName(field, taken);
     if (column !== field) renamed[column] = field;
     columns.push([column, inferColumn(rows.map((row) => row[field] ?? null), kind.fieldForm, timeZone)]);

@@ -6,8 +6,8 @@ export interface ScaffoldPlan {
   /** The pipeline's name (kebab-case), also the name of its module, fixture folder and test. */
   readonly name: string;
   readonly timeZone: string;
-  /** The source field that holds the business key. */
-  readonly key: string;
+  /** The source field that holds the business key, or the fields of a composite key. */
+  readonly key: readonly string[];
   /** Column name → inferred spec, in the sample's field order (the key left out). */
   readonly columns: readonly (readonly [string, ColumnSpec])[];
   /** Column name → source field, for the columns whose name differs from their field. */

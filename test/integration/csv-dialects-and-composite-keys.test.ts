@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
@@ -107,6 +107,41 @@ describeOneDialect('CSV dialects and composite keys', (dialect) => {
     // Split at the declared ';', the comma file's header is one field that joins to the same text:
     // it is compared field by field, never as joined text.
     expect(summaryOf(run).err.message).toContain('2026-03-03.csv:1: header must be order_id;line_no;sku;qty;price: the file looks comma-delimited (","); declare csvSource({ delimiter: "," })');
+  });
+
+  it('idem new infers the delimiter and the decimal comma from the sample, and --key a,b writes a composite key; the pipeline loads the sample', async () => {
+    const scaffolded = createScratchProject('csv-dialects-new');
+    try {
+      const sample = path.join(scaffolded.dir, 'lines.csv');
+      writeFileSync(sample, 'order_id;line_no;sku;qty;price;weight\n536365;1;"WHITE; HANGING";1.200;1.234,50;0,5\n536365;2;MUG;6;2,55;1\n536366;1;PLATE;1;-0,10;0,25\n');
+      const newEnv = { ...env, IDEM_PROJECT_DIR: scaffolded.dir };
+      const made = await runCli(['new', 'order-lines', '--csv', sample, '--key', 'order_id,line_no', '--time-zone', 'Europe/Berlin'], newEnv);
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout).toContain('key: order_id, line_no\n');
+      const module = readFileSync(path.join(scaffolded.dir, 'pipelines/order-lines.ts'), 'utf8');
+      expect(module).toContain(`source: csvSource({ nullValues: ['', 'NA', 'NULL'], delimiter: ";", decimalSeparator: ',', groupSeparator: '.' }),`);
+      expect(module).toContain("key: ['order_id', 'line_no'],");
+      expect(module).toMatch(/qty: column\.integer\(\),/);
+      expect(module).toMatch(/price: column\.decimal\(\d+, 2\),/);
+      expect(module).toMatch(/weight: column\.decimal\(\d+, 2\),/);
+
+      const repeated = await runCli(['new', 'other', '--csv', sample, '--key', 'order_id'], newEnv);
+      expect(repeated.code).toBe(2);
+      expect(repeated.stderr).toContain('--key order_id is missing or repeated in the sample');
+
+      const scaffoldDb = await createTestDatabase(dialect, 'csv dialects new');
+      try {
+        const dbEnv = { ...newEnv, DATABASE_URL: scaffoldDb.url };
+        expect((await runCli(['migrate'], dbEnv)).code).toBe(0);
+        const run = await runCli(['run', 'order-lines', '--file', path.join(scaffolded.dir, 'fixtures/order-lines/sample.csv')], dbEnv);
+        expect(run.code, run.stderr).toBe(0);
+        expect(summaryOf(run).counts.upsert).toMatchObject({ inserted: 3 });
+      } finally {
+        await scaffoldDb.drop();
+      }
+    } finally {
+      scaffolded.remove();
+    }
   });
 
   it('refuses a group separator equal to the decimal separator, and a delimiter that is a quote, when the module loads (exit 2)', async () => {

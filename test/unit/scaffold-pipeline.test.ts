@@ -16,7 +16,7 @@ describe('scaffoldPipeline', () => {
     const sample = path.join(dir, 'stations.csv');
     writeFileSync(sample, 'Station ID,reading,taken\r\nA,1.5,2024-01-01\r\nB,NA,2024-01-02\r\nC,2.25,2024-01-03');
     const result = await scaffoldPipeline({ projectDir: dir, name: 'stations', samples: { csv: sample }, fixtureRows: 2 });
-    expect(result.plan.key).toBe('Station ID');
+    expect(result.plan.key).toEqual(['Station ID']);
     const module = readFileSync(path.join(dir, 'pipelines/stations.ts'), 'utf8');
     expect(module).toContain("source: csvSource({ nullValues: ['', 'NA', 'NULL'], lastLineBreak: 'optional' }),");
     expect(module).toContain("key: 'Station ID',");

@@ -29,7 +29,7 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
   // The loop of docs/writing-a-pipeline.md: run (twice: the second is a no-op), check, test, prove.
   const { env: source, runFlags: input } = plan.source.next;
   const out: string[] = [
-    `key: ${plan.key}${result.keyProposed ? ' (proposed: present and unique in every sample row; choose another with --key)' : ''}`,
+    `key: ${plan.key.join(', ')}${result.keyProposed ? ' (proposed: present and unique in every sample row; choose another with --key)' : ''}`,
     'columns:',
     ...plan.columns.map(([column, spec]) => `  ${column}: ${columnSource(spec)}${plan.fields[column] ? ` (from ${plan.fields[column]})` : ''}`),
     'wrote:',

@@ -15,22 +15,49 @@ export interface CsvSample {
   readonly recordTexts: readonly string[];
   /** Whether the file's last byte is a line break (else the pipeline declares `lastLineBreak: 'optional'`). */
   readonly endsWithLineBreak: boolean;
+  /** The delimiter the sample is written with (see {@link SAMPLE_DELIMITERS}). */
+  readonly delimiter: string;
 }
+
+/** The delimiters `idem new` tries, in order: the first that splits the header into more than one field and gives every record as many is the sample's. */
+export const SAMPLE_DELIMITERS: readonly string[] = [',', ';', '\t', '|'];
+
+type ParsedRecords = { record: string[]; raw: string }[];
 
 /**
  * Reads up to {@link MAX_SAMPLE_ROWS} records of a UTF-8 CSV sample with csv-parse (header first,
- * a BOM dropped, blank lines skipped), reading fields equal to one of `nullValues` as `null`.
- * @throws UsageError naming the file when it cannot be read or parsed, has no header, or a record
- *   whose field count differs from the header's.
+ * a BOM dropped, blank lines skipped), reading fields equal to one of `nullValues` as `null`. The
+ * delimiter is the first of {@link SAMPLE_DELIMITERS} with which csv-parse reads the header as
+ * more than one field and every record with as many (as Python's `csv.Sniffer` guesses one);
+ * else the comma.
+ * @throws UsageError naming the file when it is not UTF-8, cannot be parsed with any delimiter,
+ *   or has no header.
  */
 export function readCsvSample(file: string, nullValues: readonly string[]): CsvSample {
   let text: string;
-  let records: { record: string[]; raw: string }[];
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(file));
-    records = parse(text, { bom: true, raw: true, skip_empty_lines: true, to: MAX_SAMPLE_ROWS + 1 }) as unknown as { record: string[]; raw: string }[];
   } catch (error) {
-    throw new UsageError(`${file}: cannot read the sample as UTF-8 CSV: ${(error as Error).message}`, { cause: error });
+    throw new UsageError(`${file}: the sample is not UTF-8 text: ${(error as Error).message}`, { cause: error });
+  }
+  const parseWith = (delimiter: string): ParsedRecords => parse(text, { bom: true, delimiter, raw: true, skip_empty_lines: true, to: MAX_SAMPLE_ROWS + 1 }) as unknown as ParsedRecords;
+  let delimiter = SAMPLE_DELIMITERS[0]!;
+  let records: ParsedRecords | undefined;
+  for (const candidate of SAMPLE_DELIMITERS) {
+    try {
+      const parsed = parseWith(candidate);
+      if ((parsed[0]?.record.length ?? 0) > 1) {
+        [delimiter, records] = [candidate, parsed];
+        break;
+      }
+    } catch {
+      // Not this delimiter: csv-parse found records of another length than the header, or a quote mid-field.
+    }
+  }
+  try {
+    records ??= parseWith(delimiter);
+  } catch (error) {
+    throw new UsageError(`${file}: cannot read the sample as CSV with any of the delimiters ${SAMPLE_DELIMITERS.map((d) => JSON.stringify(d)).join(', ')}: ${(error as Error).message}`, { cause: error });
   }
   if (records.length === 0) throw new UsageError(`${file}: the sample has no header line`);
   const header = records[0]!.record;
@@ -43,5 +70,6 @@ export function readCsvSample(file: string, nullValues: readonly string[]): CsvS
     headerText: own(records[0]!.raw),
     recordTexts: records.slice(1).map(({ raw }) => own(raw)),
     endsWithLineBreak: /[\r\n]$/.test(text),
+    delimiter,
   };
 }
