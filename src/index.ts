@@ -1,5 +1,6 @@
 // The public surface of idem: pipelines and migrations import from 'idem' and nothing deeper.
 export { definePipeline } from './pipeline/define-pipeline.ts';
+export { compositeSourceReference } from './pipeline/composite-source-reference.ts';
 export type { PipelineDefinition, DuplicateKeyRule } from './pipeline/pipeline-definition.ts';
 export type { PipelineRecord } from './pipeline/pipeline-record.ts';
 export { column } from './column/column-type.ts';

@@ -182,13 +182,17 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       outcome = await migrateCommand(options);
     });
 
-  program
+  const newPipeline = program
     .command('new')
     .description('write a pipeline from a sample: its module, migration, fixture and test, with column types inferred')
-    .argument('<pipeline>', 'the new pipeline name, kebab-case')
-    .option('--csv <file>', 'a sample CSV file (header first)')
-    .option('--json <url-or-file>', 'a sample of an HTTP JSON source: a URL, or a file with its response body')
-    .option('--key <field>', 'the field that holds the business key (default: proposed, the first field present and unique in every sample row)')
+    .argument('<pipeline>', 'the new pipeline name, kebab-case');
+  // One sample flag per source kind that declares one; the kinds are loaded only for `idem new`.
+  if (argv[0] === 'new' || (argv[0] === 'help' && argv[1] === 'new')) {
+    const { newPipelineKinds } = await import('../source/source-kinds.ts');
+    for (const [name, kind] of newPipelineKinds()) newPipeline.option(`--${name} <${kind.scaffold!.flag.argument}>`, kind.scaffold!.flag.description);
+  }
+  newPipeline
+    .option('--key <field>', 'the field that holds the business key, or the fields of a composite key: order_id,line_no (default: proposed, the first field present and unique in every sample row)')
     .option('--time-zone <zone>', 'IANA time zone of business dates and of date-times without an offset', 'UTC')
     .option('--null-values <list>', 'comma-separated CSV field values read as NULL', ',NA,NULL')
     .option('--rows <n>', 'records kept in the fixture', wholeNumber('--rows', 1), 100)

@@ -7,6 +7,7 @@ import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs } from '../column/column-type.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
+import { compositeSourceReference } from './composite-source-reference.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
 import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
 
@@ -66,15 +67,17 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     check(name in (definition.columns ?? {}), `fields.${name}`, 'must name a declared column', name);
     check(typeof field === 'string' && field.length > 0, `fields.${name}`, 'must name a source field', field);
   }
-  check(key === undefined || (typeof key === 'string' && key.length > 0), 'key', 'must name a source field', key);
+  const keys = key === undefined ? undefined : typeof key === 'string' ? [key] : [...key];
+  check(keys === undefined || (keys.length > 0 && keys.every((field) => typeof field === 'string' && field.length > 0)), 'key', 'must name a source field, or several', key);
+  check(keys === undefined || new Set(keys).size === keys.length, 'key', 'must name each field once', key);
   // Without a key, source.row and toRecords are required: the schema below names them if missing.
   const filled: PipelineDefinition<Row, Columns> = {
     description: '',
     duplicateKeys: 'error' as const,
     ...definition,
-    source: key === undefined || problems.length > 0 ? definition.source : withDerivedRow(definition.source, key, definition),
+    source: keys === undefined || problems.length > 0 ? definition.source : withDerivedRow(definition.source, keys, definition),
     // Left undefined without a key, for the schema to name.
-    toRecords: (definition.toRecords ?? (key === undefined ? undefined : recordPerRow(key, Object.keys(definition.columns ?? {}))))!,
+    toRecords: (definition.toRecords ?? (keys === undefined ? undefined : recordPerRow(keys, Object.keys(definition.columns ?? {}))))!,
     destinations: definition.destinations ?? [],
   };
   const shapeProblems = pipelineDefinitionProblems(filled);
@@ -119,23 +122,26 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
 }
 
 /** The source with a row schema derived from the columns (and a CSV header from it) where it declares none. */
-function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: string, definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone' | 'fields'>): PipelineDefinition<Row>['source'] {
+function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], keys: readonly string[], definition: Pick<PipelineDefinition<Row>, 'columns' | 'timeZone' | 'fields'>): PipelineDefinition<Row>['source'] {
   if (source.row !== undefined) return source;
   // A kind that is neither built in nor an object of the contract is named by the schema's check.
   const kind = findSourceKind(source);
   if (kind === undefined) return source;
   const fields = definition.fields ?? {};
-  const row = columnsRowSchema({ key, columns: definition.columns, fields, form: kind.fieldForm, timeZone: definition.timeZone });
-  return kind.withDerivedRow(source, { row, fields: [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)] });
+  const numberFormat = kind.numberFormat?.(source as never);
+  const row = columnsRowSchema({ key: keys, columns: definition.columns, fields, form: kind.fieldForm, timeZone: definition.timeZone, ...(numberFormat ? { numberFormat } : {}) });
+  return kind.withDerivedRow(source, { row, fields: [...keys, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)] });
 }
 
-/** The default `toRecords` of a pipeline with a key: each row is the record of its key, with the columns' fields as values. */
-function recordPerRow(key: string, columns: readonly string[]): PipelineDefinition['toRecords'] {
+/** The default `toRecords` of a pipeline with a key: each row is the record of its key (one field's text, or several as `compositeSourceReference`), with the columns' fields as values. */
+function recordPerRow(keys: readonly string[], columns: readonly string[]): PipelineDefinition['toRecords'] {
+  const [single] = keys;
+  const referenceOf = keys.length === 1 ? (value: Record<string, unknown>) => String(value[single!]) : (value: Record<string, unknown>) => compositeSourceReference(keys.map((field) => String(value[field])));
   return async function* (rows: AsyncIterable<SourceRow<Record<string, unknown>>>): AsyncGenerator<PipelineRecord> {
     for await (const { line, value } of rows) {
       const values: Record<string, unknown> = {};
       for (const name of columns) values[name] = value[name];
-      yield { sourceReference: String(value[key]), line, values };
+      yield { sourceReference: referenceOf(value), line, values };
     }
   };
 }

@@ -60,7 +60,7 @@ export const PipelineDefinitionSchema = z.strictObject({
   description: z.string(),
   sourceSystem: z.string(),
   timeZone: z.string(),
-  key: z.string().optional(),
+  key: z.union([z.string(), z.array(z.string())]).optional(),
   fields: z.record(z.string(), z.string()).optional(),
   source: BuiltInSourceSchema,
   toRecords: fn('an async generator function of the source rows (or give the pipeline a key: one record per row)'),

@@ -31,9 +31,11 @@ export interface PipelineDefinition<Row = any, Columns extends ColumnSpecs = Col
    * is one record. With it, a source without a `row` schema gets one derived from `columns`
    * (see `columnsRowSchema`), a CSV source without a `header` takes the key and the column names,
    * and `toRecords` may be left out: each row becomes the record of its key, its values the
-   * fields of the columns' names. @defaultValue none: `source.row` and `toRecords` are required
+   * fields of the columns' names. Several fields (`['order_id', 'line_no']`) make a composite
+   * key: one source reference, their texts encoded by `compositeSourceReference` (`536365/1`).
+   * @defaultValue none: `source.row` and `toRecords` are required
    */
-  readonly key?: string;
+  readonly key?: string | readonly string[];
   /**
    * With `key`: the source field of each column whose name differs from the column's (a column
    * is a snake_case SQL identifier, a source field often is not: `{ miles_per_gallon:

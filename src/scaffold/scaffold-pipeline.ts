@@ -4,9 +4,8 @@ import { DateTime, IANAZone } from 'luxon';
 import type { ColumnSpec } from '../column/column-type.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { inferColumn } from './infer-column.ts';
-import { proposeKey } from './propose-key.ts';
-import { readCsvSample } from './read-csv-sample.ts';
-import { readJsonSample } from './read-json-sample.ts';
+import { isUniqueKey, proposeKey } from './propose-key.ts';
+import { newPipelineKinds } from '../source/source-kinds.ts';
 import { renderPipelineMigration } from './render-pipeline-migration.ts';
 import { renderPipelineModule } from './render-pipeline-module.ts';
 import { renderPipelineTest } from './render-pipeline-test.ts';
@@ -17,14 +16,19 @@ export interface ScaffoldRequest {
   readonly projectDir: string;
   /** The new pipeline's name: kebab-case. */
   readonly name: string;
-  /** A CSV sample file, or (`json`) a JSON sample file or URL; exactly one. */
-  readonly csv?: string;
-  readonly json?: string;
-  /** The source field of the business key. @defaultValue proposed: the first field unique and present in every sample row */
+  /**
+   * The sample, by the `idem new` flag of its kind (`{ csv: FILE }`, `{ json: URL_OR_FILE }`, see
+   * `newPipelineKinds`); exactly one. Entries whose value is undefined are ignored.
+   */
+  readonly samples: Readonly<Record<string, string | undefined>>;
+  /**
+   * The source field of the business key, or the fields of a composite key separated by commas
+   * (`order_id,line_no`). @defaultValue proposed: the first field unique and present in every sample row
+   */
   readonly key?: string;
   /** IANA zone of the business date, and of instants written without an offset. @defaultValue 'UTC' */
   readonly timeZone?: string;
-  /** CSV fields read as NULL. @defaultValue ['', 'NA', 'NULL'] */
+  /** Field values read as NULL (a CSV sample). @defaultValue ['', 'NA', 'NULL'] */
   readonly nullValues?: readonly string[];
   /** How many records the fixture keeps. @defaultValue 100 */
   readonly fixtureRows?: number;
@@ -78,55 +82,45 @@ function migrationStamp(dir: string): string {
 export async function scaffoldPipeline(request: ScaffoldRequest): Promise<ScaffoldResult> {
   const { name, projectDir } = request;
   if (!PIPELINE_NAME.test(name)) throw new UsageError(`pipeline name must be kebab-case, at most 63 characters (got ${JSON.stringify(name)})`);
-  if ((request.csv === undefined) === (request.json === undefined)) throw new UsageError('idem new needs exactly one sample: --csv FILE or --json URL_OR_FILE');
+  const kinds = newPipelineKinds();
+  const given = Object.entries(request.samples).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  const unknown = given.filter(([flag]) => !kinds.has(flag)).map(([flag]) => `--${flag}`);
+  if (unknown.length > 0) throw new UsageError(`idem new has no sample flag ${unknown.join(', ')}`);
+  const flags = [...kinds.keys()].map((flag) => `--${flag} ${kinds.get(flag)!.scaffold!.flag.argument.toUpperCase().replaceAll('-', '_')}`);
+  if (given.length !== 1) throw new UsageError(`idem new needs exactly one sample: ${flags.join(' or ')}`);
+  const [[flag, location]] = given as [[string, string]];
+  const kind = kinds.get(flag)!;
   const timeZone = request.timeZone ?? 'UTC';
   if (!IANAZone.isValidZone(timeZone)) throw new UsageError(`--time-zone must be an IANA time zone (got ${JSON.stringify(timeZone)})`);
   const fixtureRows = request.fixtureRows ?? 100;
-  const nullValues = request.nullValues ?? ['', 'NA', 'NULL'];
+  const sample = await kind.scaffold!.sample(location, { nullValues: request.nullValues ?? ['', 'NA', 'NULL'] });
+  const { fields, rows } = sample;
 
-  let fields: readonly string[];
-  let rows: readonly Readonly<Record<string, unknown>>[];
-  let fixtureText: string;
-  let fixtureCount: number;
-  let source: ScaffoldPlan['source'];
-  if (request.csv !== undefined) {
-    const sample = readCsvSample(request.csv, nullValues);
-    fields = sample.header;
-    rows = sample.rows;
-    const kept = sample.recordTexts.slice(0, fixtureRows);
-    fixtureText = `${[sample.headerText, ...kept].join('\n')}\n`;
-    fixtureCount = kept.length;
-    source = { kind: 'csv', nullValues, lastLineBreak: sample.endsWithLineBreak ? 'required' : 'optional', sample: path.basename(request.csv) };
-  } else {
-    const sample = await readJsonSample(request.json!);
-    fields = sample.fields;
-    rows = sample.items;
-    const kept = sample.items.slice(0, fixtureRows);
-    fixtureText = `${JSON.stringify(sample.itemsProperty === undefined ? kept : { [sample.itemsProperty]: kept }, null, 2)}\n`;
-    fixtureCount = kept.length;
-    source = { kind: 'http-json', path: sample.path, paging: sample.paging, itemsProperty: sample.itemsProperty, baseUrl: sample.baseUrl, sample: request.json! };
+  const proposed = proposeKey(fields, rows);
+  const key = request.key?.split(',').map((field) => field.trim()) ?? (proposed === undefined ? undefined : [proposed]);
+  if (key === undefined) {
+    throw new UsageError(`no field of the sample is present and unique in every row, so none can be the business key: name it with --key FIELD, or the fields of a composite key with --key FIELD,FIELD (fields: ${fields.join(', ')})`);
   }
-
-  const key = request.key ?? proposeKey(fields, rows);
-  if (key === undefined) throw new UsageError(`no field of the sample is present and unique in every row, so none can be the business key: name it with --key FIELD (fields: ${fields.join(', ')})`);
-  if (!fields.includes(key)) throw new UsageError(`--key ${key} is not a field of the sample (fields: ${fields.join(', ')})`);
-  if (request.key !== undefined && proposeKey([key], rows) === undefined) {
-    throw new UsageError(`--key ${key} is missing or repeated in the sample: a business key must be present and unique in every row`);
+  const stray = key.filter((field) => !fields.includes(field));
+  if (stray.length > 0) throw new UsageError(`--key ${stray.join(', ')} ${stray.length === 1 ? 'is not a field' : 'are not fields'} of the sample (fields: ${fields.join(', ')})`);
+  if (new Set(key).size !== key.length) throw new UsageError(`--key ${request.key} names a field twice`);
+  if (request.key !== undefined && !isUniqueKey(key, rows)) {
+    throw new UsageError(`--key ${key.join(',')} is missing or repeated in the sample: a business key must be present and unique in every row`);
   }
 
   const taken = new Set<string>();
   const columns: (readonly [string, ColumnSpec])[] = [];
   const renamed: Record<string, string> = {};
   for (const field of fields) {
-    if (field === key) continue;
+    if (key.includes(field)) continue;
     const column = columnName(field, taken);
     if (column !== field) renamed[column] = field;
-    columns.push([column, inferColumn(rows.map((row) => row[field] ?? null), request.csv !== undefined ? 'text' : 'json', timeZone)]);
+    columns.push([column, inferColumn(rows.map((row) => row[field] ?? null), kind.fieldForm, timeZone)]);
   }
   if (columns.length === 0) throw new UsageError('the sample has no field besides the key: a pipeline needs at least one column');
 
   const table = name.replaceAll('-', '_');
-  const extension = source.kind === 'csv' ? 'csv' : 'json';
+  const source = sample.render({ name, fixtureRows });
   const plan: ScaffoldPlan = {
     name,
     timeZone,
@@ -134,15 +128,14 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
     columns,
     fields: renamed,
     tables: { staging: `stg_${table}`.slice(0, 63), target: table },
+    sample: sample.name,
     source,
-    fixture: `fixtures/${name}/sample.${extension}`,
-    fixtureRows: fixtureCount,
   };
   const migrationsDir = path.join(projectDir, 'migrations');
   const files: [string, string][] = [
     [`pipelines/${name}.ts`, renderPipelineModule(plan)],
     [`migrations/${migrationStamp(migrationsDir)}_create_${table}.ts`, renderPipelineMigration(plan)],
-    [plan.fixture, fixtureText],
+    [source.fixture.path, source.fixture.text],
     [`test/pipelines/${name}.test.ts`, renderPipelineTest(plan)],
   ];
   const existing = files.map(([file]) => file).filter((file) => existsSync(path.join(projectDir, file)));

@@ -2,14 +2,15 @@ import { DateTime } from 'luxon';
 import { z, type ZodType } from 'zod';
 import { canonicalValue } from '../column/canonical-value.ts';
 import type { ColumnSpec, ColumnSpecs } from '../column/column-type.ts';
+import { PLAIN_NUMBERS, plainNumberText, type NumberFormat } from './number-format.ts';
 
 /** How a source gives its fields: CSV as text, HTTP JSON as parsed JSON values. */
 export type SourceFieldForm = 'text' | 'json';
 
 /** What {@link columnsRowSchema} derives a row schema from. */
 export interface ColumnsRowSchemaSpec {
-  /** The source field that holds the business key (the record's `sourceReference`). */
-  readonly key: string;
+  /** The source field that holds the business key (the record's `sourceReference`), or the fields of a composite key. */
+  readonly key: string | readonly string[];
   /** The pipeline's business columns; each is read from the source field of the same name. */
   readonly columns: ColumnSpecs;
   /** The source field of each column whose name differs from the column's. @defaultValue {} */
@@ -17,6 +18,8 @@ export interface ColumnsRowSchemaSpec {
   readonly form: SourceFieldForm;
   /** IANA zone of an instant written without an offset (`2024-03-01 08:30`). */
   readonly timeZone: string;
+  /** How a text source writes integer, decimal and float values. @defaultValue {@link PLAIN_NUMBERS} */
+  readonly numberFormat?: NumberFormat;
 }
 
 /** A row as a derived schema gives it: the key as text, and each column's canonical value. */
@@ -32,15 +35,15 @@ function instantOf(text: string, timeZone: string): string {
   return parsed.toUTC().toISO({ suppressMilliseconds: false })!;
 }
 
-/** A field's value as `canonicalValue` takes it for its column, from the source's form. */
-function inputOf(spec: ColumnSpec, raw: unknown, source: ColumnsRowSchemaSpec): unknown {
+/** A field's value as `canonicalValue` takes it for its column, from the source's form (`plainNumber`: a number's text in the source's format to plain decimal text). */
+function inputOf(spec: ColumnSpec, raw: unknown, source: ColumnsRowSchemaSpec, plainNumber: (text: string) => string): unknown {
   if (raw === null || raw === undefined) return null;
   // Spaces around a value read as a number, date, instant, boolean or JSON are formatting, not
   // data; a text column keeps its value as written.
   const value = typeof raw === 'string' && spec.type !== 'text' ? raw.trim() : raw;
   if (spec.type === 'instant' && typeof value === 'string' && spec.wallTime === undefined) return instantOf(value, source.timeZone);
   if (source.form === 'json') return value;
-  const text = value as string;
+  const text = spec.type === 'integer' || spec.type === 'decimal' || spec.type === 'float' ? plainNumber(value as string) : (value as string);
   switch (spec.type) {
     case 'integer': return /^[+-]?\d+$/.test(text) ? Number(text) : text;
     case 'boolean': return BOOLEAN_TEXT[text] ?? text;
@@ -65,7 +68,7 @@ function ruleOf(error: unknown): string {
  * the key (non-empty text; a JSON number is taken as its text) and one per column, read from the
  * source field of the same name (or the one `fields` names) and converted to the column's canonical value (see `ColumnType`)
  * by the column's own rules, so a column is declared once. From CSV text: integers, decimals and
- * floats from their decimal text, booleans from `true`/`false` (any of `TRUE`, `True`), dates
+ * floats from their decimal text (in the source's `numberFormat`: `1.234,50` with a decimal comma), booleans from `true`/`false` (any of `TRUE`, `True`), dates
  * `YYYY-MM-DD`, instants ISO 8601 or SQL (`2024-03-01 08:30:00`) with an offset or in
  * `timeZone`, JSON from its text. From JSON: the values as parsed (a JSON number for an integer,
  * decimal or float column), instants from their text as above. A NULL (a CSV null token, a JSON
@@ -84,18 +87,20 @@ export function columnsRowSchema(spec: ColumnsRowSchemaSpec): ZodType<ColumnsRow
   // Keyed by source field, so an issue names the field the source has (what a quarantine reason
   // quotes); renamed to the columns' names once every field is valid.
   const fieldOf = (name: string): string => spec.fields?.[name] ?? name;
-  const shape: Record<string, ZodType> = { [spec.key]: key };
+  const plainNumber = plainNumberText(spec.numberFormat ?? PLAIN_NUMBERS);
+  const keys = typeof spec.key === 'string' ? [spec.key] : spec.key;
+  const shape: Record<string, ZodType> = Object.fromEntries(keys.map((field) => [field, key]));
   for (const [name, column] of Object.entries(spec.columns)) {
     shape[fieldOf(name)] = z.unknown().transform((value, ctx) => {
       try {
-        return canonicalValue(name, column, inputOf(column, value, spec), spec.timeZone);
+        return canonicalValue(name, column, inputOf(column, value, spec, plainNumber), spec.timeZone);
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: ruleOf(error) });
         return z.NEVER;
       }
     });
   }
-  const names = [spec.key, ...Object.keys(spec.columns)];
+  const names = [...keys, ...Object.keys(spec.columns)];
   // A field the item does not have is read as NULL (zod would not run a field's schema on it).
   const fill = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;

@@ -4,8 +4,10 @@ import type { SourceSettings } from '../config/source-settings.ts';
 import type { RetryInfo } from '../http/send-with-retry.ts';
 import type { RunKey } from '../runs/run-key.ts';
 import type { SourceFieldForm } from './columns-row-schema.ts';
+import type { NumberFormat } from './number-format.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
+import type { SourceKindScaffold } from './source-sample.ts';
 
 /**
  * What every source declaration holds, whatever its kind: the kind, the row schema and what a
@@ -86,6 +88,11 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    */
   readonly fieldForm: SourceFieldForm;
   /**
+   * How a declaration of this kind writes numbers in its text fields (a decimal comma), for the
+   * row schema `definePipeline` derives from the columns. @defaultValue plain: `1234.50`
+   */
+  numberFormat?(source: Source): NumberFormat;
+  /**
    * The source can be read again from the start within one run (a file; an API's pages cannot
    * be asked for twice): `groupRows` then first assumes its rows come grouped by key and skips
    * its sort, and asks for a second, sorted pass only when a key comes back.
@@ -151,4 +158,9 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * cannot be replayed from their text (rerun the run key).
    */
   replay?(source: Source, rows: readonly string[]): { readonly text: string; readonly source: Source };
+  /**
+   * `idem new`: the kind's flag (`--csv FILE`) and how it reads a sample and writes its part of
+   * the generated files (see `SourceKindScaffold`). @defaultValue none: `idem new` has no flag for the kind
+   */
+  readonly scaffold?: SourceKindScaffold;
 }

@@ -38,3 +38,19 @@ export function sourceKindOf<Source extends SourceDeclaration>(source: Source): 
   if (found === undefined) throw new TypeError(`source.kind must be one of ${Object.keys(SOURCE_KINDS).map((name) => JSON.stringify(name)).join(', ')}, or a SourceKind object (got ${typeof kind === 'string' ? JSON.stringify(kind) : typeof kind})`);
   return found;
 }
+
+/**
+ * The built-in kinds `idem new` can write a pipeline for, by their flag's name (`csv`, `json`):
+ * the CLI's flags are made from it, so a kind that declares `scaffold` has its flag.
+ * @throws TypeError when two kinds declare the same flag.
+ */
+export function newPipelineKinds(): ReadonlyMap<string, SourceKind<never>> {
+  const byFlag = new Map<string, SourceKind<never>>();
+  for (const kind of Object.values(SOURCE_KINDS)) {
+    const flag = kind.scaffold?.flag.name;
+    if (flag === undefined) continue;
+    if (byFlag.has(flag)) throw new TypeError(`two source kinds declare the idem new flag --${flag}`);
+    byFlag.set(flag, kind);
+  }
+  return byFlag;
+}

@@ -108,7 +108,7 @@ describeEachDialect('CSV files the example pipeline refuses: the message says wh
   it('checks the header first: a semicolon-delimited file is named as such, not blamed on its first quoted field', async () => {
     await expectRefused(
       'semicolon',
-      `${caseFile('semicolon')}:1: header must be ${HEADER}: the file looks semicolon-delimited (";"); idem reads comma-separated files`,
+      `${caseFile('semicolon')}:1: header must be ${HEADER}: the file looks semicolon-delimited (";"); declare csvSource({ delimiter: ";" })`,
     );
   });
 

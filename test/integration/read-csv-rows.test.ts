@@ -178,12 +178,12 @@ describe('readCsvRows refuses a file that is not what its source says', () => {
   it('checks the header before csv-parse reads further, and names a semicolon-delimited file', async () => {
     const rows = Array.from({ length: 500 }, (_, i) => `${i};a;1`).join('\n');
     const plain = await readWith(`id;name;qty\n${rows}\n9;"quoted";2\n`);
-    expect(plain.error).toBe(`${plain.file}:1: header must be id,name,qty: the file looks semicolon-delimited (";"); idem reads comma-separated files`);
+    expect(plain.error).toBe(`${plain.file}:1: header must be id,name,qty: the file looks semicolon-delimited (";"); declare csvSource({ delimiter: ";" })`);
     // Quoted names: csv-parse cannot read even the first record; the header message still comes.
     const quoted = await readWith('"id";"name";"qty"\n1;"a";2\n');
-    expect(quoted.error).toBe(`${quoted.file}:1: header must be id,name,qty: the file looks semicolon-delimited (";"); idem reads comma-separated files`);
+    expect(quoted.error).toBe(`${quoted.file}:1: header must be id,name,qty: the file looks semicolon-delimited (";"); declare csvSource({ delimiter: ";" })`);
     const tabs = await readWith('id\tname\tqty\n1\ta\t2\n');
-    expect(tabs.error).toBe(`${tabs.file}:1: header must be id,name,qty: the file looks tab-delimited ("\\t"); idem reads comma-separated files`);
+    expect(tabs.error).toBe(`${tabs.file}:1: header must be id,name,qty: the file looks tab-delimited ("\\t"); declare csvSource({ delimiter: "\\t" })`);
   });
 
   it("refuses a file with no header line unless emptyFile: 'no-rows'; a header-only file has no rows", async () => {

@@ -2,25 +2,24 @@ import { loadConfig } from '../../config/load-config.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { columnSource } from '../../scaffold/column-source.ts';
 import { scaffoldPipeline } from '../../scaffold/scaffold-pipeline.ts';
+import { newPipelineKinds } from '../../source/source-kinds.ts';
 
-/** Flags of `idem new`. */
+/** Flags of `idem new`: besides these, one sample flag per source kind that declares one (`csv`, `json`: see `newPipelineKinds`). */
 export interface NewCommandOptions {
-  readonly csv?: string;
-  readonly json?: string;
+  readonly [sampleFlag: string]: string | number | undefined;
   readonly key?: string;
   readonly timeZone?: string;
   readonly nullValues?: string;
   readonly rows?: number;
 }
 
-/** `idem new NAME --csv FILE | --json URL_OR_FILE`: writes a pipeline from a sample and says what it inferred and what to run next. */
+/** `idem new NAME --csv FILE | --json URL_OR_FILE | …` (a flag per source kind): writes a pipeline from a sample and says what it inferred and what to run next. */
 export async function newCommand(name: string, options: NewCommandOptions): Promise<Outcome> {
   const { projectDir } = loadConfig();
   const result = await scaffoldPipeline({
     projectDir,
     name,
-    ...(options.csv !== undefined ? { csv: options.csv } : {}),
-    ...(options.json !== undefined ? { json: options.json } : {}),
+    samples: Object.fromEntries([...newPipelineKinds().keys()].map((flag) => [flag, options[flag] as string | undefined])),
     ...(options.key !== undefined ? { key: options.key } : {}),
     ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
     ...(options.nullValues !== undefined ? { nullValues: options.nullValues.split(',') } : {}),
@@ -28,10 +27,9 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
   });
   const { plan } = result;
   // The loop of docs/writing-a-pipeline.md: run (twice: the second is a no-op), check, test, prove.
-  const source = plan.source.kind === 'csv' ? '' : `IDEM_SOURCES='{"${name}":{"url":"${plan.source.baseUrl ?? 'https://…'}"}}' `;
-  const input = plan.source.kind === 'csv' ? `--file ${options.csv}` : '--date today';
+  const { env: source, runFlags: input } = plan.source.next;
   const out: string[] = [
-    `key: ${plan.key}${result.keyProposed ? ' (proposed: present and unique in every sample row; choose another with --key)' : ''}`,
+    `key: ${plan.key.join(', ')}${result.keyProposed ? ' (proposed: present and unique in every sample row; choose another with --key)' : ''}`,
     'columns:',
     ...plan.columns.map(([column, spec]) => `  ${column}: ${columnSource(spec)}${plan.fields[column] ? ` (from ${plan.fields[column]})` : ''}`),
     'wrote:',

@@ -24,6 +24,9 @@ const CsvSourceOptions = z.strictObject({
   emptyFile: z.enum(['error', 'no-rows']),
   lastLineBreak: z.enum(['required', 'optional']),
   maxRecordBytes: countOption,
+  decimalSeparator: z.enum(['.', ',']),
+  groupSeparator: z.enum(['.', ',', ' ', "'", '\u00a0', '\u202f']).optional(),
+  delimiter: z.string().regex(/^[^"\r\n]$/, { message: 'must be one character, not a double quote or a line break' }),
 });
 
 /**
@@ -59,11 +62,15 @@ function refuseNonRegular(file: string): string {
 export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
   name: 'csv',
   fieldForm: 'text',
+  numberFormat: (source) => ({ decimalSeparator: source.decimalSeparator, ...(source.groupSeparator === undefined ? {} : { groupSeparator: source.groupSeparator }) }),
   rereadable: true,
   readsFiles: true,
   observesRows: true,
   options: CsvSourceOptions,
   problems(source) {
+    if (source.groupSeparator !== undefined && source.groupSeparator === source.decimalSeparator) {
+      return [`source.groupSeparator and source.decimalSeparator are both ${JSON.stringify(source.decimalSeparator)}: a number could not be read`];
+    }
     const { header } = source;
     const keys = rowSchemaKeys(source.row);
     const unread = (header && keys?.filter((name) => !header.includes(name))) ?? [];
@@ -120,5 +127,9 @@ export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
     return readCsvRows(location, { ...source, header: source.header, row: source.row }, quarantine, options.onRow);
   },
   // The replay file is idem's own, written as UTF-8 whatever the source's encoding.
-  replay: (source, rows) => ({ text: `${csvLine(source.header ?? [])}${rows.join('\n')}\n`, source: { ...source, encoding: 'utf-8' } }),
+  replay: (source, rows) => ({ text: `${csvLine(source.header ?? [], source.delimiter)}${rows.join('\n')}\n`, source: { ...source, encoding: 'utf-8' } }),
+  scaffold: {
+    flag: { name: 'csv', argument: 'file', description: 'a sample CSV file (header first)' },
+    sample: async (file, options) => (await import('./csv-sample.ts')).sampleCsv(file, options),
+  },
 };

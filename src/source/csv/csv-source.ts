@@ -1,11 +1,12 @@
 import { ZodObject, type ZodType } from 'zod';
+import type { NumberFormat } from '../number-format.ts';
 import type { SourceDeclaration } from '../source-kind.ts';
 
 /** The character encodings a {@link CsvSource} reads. `latin1` is read as `windows-1252`. */
 export type CsvEncoding = 'utf-8' | 'windows-1252' | 'latin1';
 
 /**
- * A CSV file source (RFC 4180, as csv-parse reads it): a UTF-8 BOM is dropped, CRLF and LF both
+ * A CSV file source (RFC 4180, as csv-parse reads it, with another `delimiter` where declared): a UTF-8 BOM is dropped, CRLF and LF both
  * end a record, quoted fields may hold commas, doubled quotes and newlines, and blank lines are
  * skipped. The first record is the header. A file that is not what it claims to be fails the
  * run before any of it is upserted, naming the file, line, field, rule and value: bytes that are
@@ -83,6 +84,23 @@ export interface CsvSource<Row> extends SourceDeclaration<Row> {
    */
   readonly lastLineBreak: 'required' | 'optional';
   /**
+   * The one character between fields: `','`, or what the export uses, such as `';'` (usual where
+   * a comma is the decimal separator), `'\t'` or `'|'`; never a double quote or a line break.
+   * The header is split at it too. @defaultValue ','
+   */
+  readonly delimiter: string;
+  /**
+   * The character between a number's whole and decimal parts in the file, for the row schema
+   * `definePipeline` derives from the columns: `','` reads `1234,50`. @defaultValue '.'
+   */
+  readonly decimalSeparator: NumberFormat['decimalSeparator'];
+  /**
+   * The character the file writes between groups of three digits (`'.'` in `1.234,50`, `' '` in
+   * `1 234,50`), for the derived row schema; a number written with it elsewhere is quarantined.
+   * @defaultValue none
+   */
+  readonly groupSeparator?: NumberFormat['groupSeparator'];
+  /**
    * The largest record, in bytes of its fields' text (quotes and delimiters not counted). A
    * longer record fails the run, naming its line and field, before it is held in memory whole.
    * @defaultValue 1048576 (1 MiB)
@@ -100,6 +118,8 @@ export const CSV_SOURCE_DEFAULTS = Object.freeze({
   maxRecordBytes: 1024 * 1024,
   headerMatch: 'name',
   nullValues: [] as readonly string[],
+  delimiter: ',',
+  decimalSeparator: '.',
 } as const satisfies Partial<CsvSource<unknown>>);
 
 /** The {@link CsvSource} options that have a default. */

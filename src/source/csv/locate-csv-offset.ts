@@ -49,9 +49,9 @@ function fieldIn(record: Buffer, at: number, encoding: CsvEncoding): CsvLocation
  * bytes but for the second byte of a CRLF that ends it. No field when csv-parse fails before
  * it or a record is longer than `maxRecordBytes`.
  */
-async function fieldAt(file: string, offset: number, encoding: CsvEncoding, maxRecordBytes: number): Promise<CsvLocation['field']> {
+async function fieldAt(file: string, offset: number, encoding: CsvEncoding, maxRecordBytes: number, delimiter: string): Promise<CsvLocation['field']> {
   const input = createReadStream(file);
-  const parser = input.pipe(parse({ encoding: 'latin1', skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: maxRecordBytes }));
+  const parser = input.pipe(parse({ encoding: 'latin1', delimiter, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: maxRecordBytes }));
   let start = 0;
   try {
     for await (const { raw } of parser as AsyncIterable<{ raw: string }>) {
@@ -74,8 +74,8 @@ async function fieldAt(file: string, offset: number, encoding: CsvEncoding, maxR
  * file, for messages about a byte the reader refused. Reads the file again up to there: for
  * the error path only.
  */
-export async function locateCsvOffset(file: string, offset: number, options: { encoding: CsvEncoding; maxRecordBytes: number }): Promise<CsvLocation> {
+export async function locateCsvOffset(file: string, offset: number, options: { encoding: CsvEncoding; maxRecordBytes: number; delimiter: string }): Promise<CsvLocation> {
   const line = 1 + (offset > 0 ? await lineBreaksBefore(file, offset) : 0);
-  const field = await fieldAt(file, offset, options.encoding, options.maxRecordBytes);
+  const field = await fieldAt(file, offset, options.encoding, options.maxRecordBytes, options.delimiter);
   return field ? { line, field } : { line };
 }

@@ -15,8 +15,8 @@ import type { SourceRow } from '../source-row.ts';
 
 /** What {@link readCsvRows} needs from a `CsvSource`; options left out take `csvSource`'s defaults. */
 export type CsvReadSpec<Row> = Required<Pick<CsvSource<Row>, 'header' | 'row'>> &
-  Partial<Pick<CsvSource<Row>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes' | 'headerMatch' | 'nullValues'>>;
-type CsvReadOptions = Required<Pick<CsvSource<unknown>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes'>>;
+  Partial<Pick<CsvSource<Row>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes' | 'headerMatch' | 'nullValues' | 'delimiter'>>;
+type CsvReadOptions = Required<Pick<CsvSource<unknown>, 'encoding' | 'emptyFile' | 'lastLineBreak' | 'maxRecordBytes' | 'delimiter'>>;
 
 /** Line breaks inside one field: CRLF, a lone CR and a lone LF each end one line. */
 const LINE_BREAK = /\r\n?|\n/g;
@@ -129,6 +129,7 @@ export async function* readCsvRows<Row>(
     emptyFile: spec.emptyFile ?? CSV_SOURCE_DEFAULTS.emptyFile,
     lastLineBreak: spec.lastLineBreak ?? CSV_SOURCE_DEFAULTS.lastLineBreak,
     maxRecordBytes: spec.maxRecordBytes ?? CSV_SOURCE_DEFAULTS.maxRecordBytes,
+    delimiter: spec.delimiter ?? CSV_SOURCE_DEFAULTS.delimiter,
   };
   const names = spec.header;
   const byName = (spec.headerMatch ?? CSV_SOURCE_DEFAULTS.headerMatch) === 'name';
@@ -139,7 +140,7 @@ export async function* readCsvRows<Row>(
     validate: createRowValidator(spec.row, names),
   };
   const input = createReadStream(file);
-  const parser = parse({ bom: true, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: options.maxRecordBytes });
+  const parser = parse({ bom: true, delimiter: options.delimiter, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: options.maxRecordBytes });
   // A parse error is read from `parser.errored` (see parsedRecords). The stream also emits it, a
   // tick later, when the reader may already have stopped for an earlier reason (a header that
   // does not match): without a listener, that emit would crash the process.
@@ -156,7 +157,7 @@ export async function* readCsvRows<Row>(
         nextLine += raw.includes('"') ? 1 + extraLines(record) : 1;
         if (isBlank(record, raw)) continue;
         if (layout === undefined) {
-          layout = matchHeader(file, line, names, byName, record, raw);
+          layout = matchHeader(file, line, names, byName, record, raw, options.delimiter);
           continue;
         }
         const row = toRow(reader, layout, record, raw, line, input.bytesRead);
@@ -207,11 +208,11 @@ interface HeaderLayout {
  * name of `header` once, in any order.
  * @throws SourceError naming the line for a header that differs (by position), lacks a name or names one twice.
  */
-function matchHeader(file: string, line: number, names: readonly string[], byName: boolean, record: readonly string[], raw: string): HeaderLayout {
-  if (record.join(',') === names.join(',')) return { indexes: names.map((_, i) => i), width: names.length, reordered: false };
-  if (!byName) throw new SourceError(file, line, headerMismatch(names, recordText(raw)));
+function matchHeader(file: string, line: number, names: readonly string[], byName: boolean, record: readonly string[], raw: string, delimiter: string): HeaderLayout {
+  if (record.length === names.length && record.every((name, i) => name === names[i])) return { indexes: names.map((_, i) => i), width: names.length, reordered: false };
+  if (!byName) throw new SourceError(file, line, headerMismatch(names, recordText(raw), [], delimiter));
   const missing = names.filter((name) => !record.includes(name));
-  if (missing.length > 0) throw new SourceError(file, line, headerMismatch(names, recordText(raw), missing));
+  if (missing.length > 0) throw new SourceError(file, line, headerMismatch(names, recordText(raw), missing, delimiter));
   const twice = names.find((name) => record.indexOf(name) !== record.lastIndexOf(name));
   if (twice !== undefined) throw new SourceError(file, line, `header names ${twice} more than once (got ${recordText(raw)}): which one to read is not clear`);
   return { indexes: names.map((name) => record.indexOf(name)), width: record.length, reordered: true };
@@ -320,6 +321,6 @@ async function parseError(file: string, names: readonly string[], error: CsvErro
   }
   // A first line csv-parse cannot read is no header: say what was expected.
   const first = beforeHeader ? await firstLine(file, options.encoding) : undefined;
-  if (first !== undefined && first !== names.join(',')) return new SourceError(file, line, headerMismatch(names, first), error);
+  if (first !== undefined && first !== names.join(options.delimiter)) return new SourceError(file, line, headerMismatch(names, first, [], options.delimiter), error);
   return new SourceError(file, line, error.message, error);
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';
-import { UsageError } from '../errors/usage-error.ts';
-import { parseLinkHeader } from '../http/parse-link-header.ts';
-import type { HttpJsonPaging } from '../source/http-json/http-json-paging.ts';
+import { UsageError } from '../../errors/usage-error.ts';
+import { parseLinkHeader } from '../../http/parse-link-header.ts';
+import type { HttpJsonPaging } from './http-json-paging.ts';
 
 /** A JSON sample as `idem new` reads it: its items, and where they are in the body. */
 export interface JsonSample {
