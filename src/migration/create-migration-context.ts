@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { column, type ColumnSpec, type ColumnSpecs } from '../column/column-type.ts';
+import { compositeSourceReference } from '../pipeline/composite-source-reference.ts';
 import { rowHashOfJson } from '../pipeline/row-hash.ts';
 import { assertUniqueKey } from './assert-unique-key.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
@@ -83,8 +84,8 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
       });
     },
     async adoptTable({ staging, target, columns, sourceSystem, key }) {
-      const keySpec = columns[key];
-      await assertUniqueKey({ knex, adapter }, target, [key]);
+      const keys = typeof key === 'string' ? [key] : [...key];
+      await assertUniqueKey({ knex, adapter }, target, keys);
       if ((await adapter.readTableColumns(knex, staging)) === undefined) await createStagingTable(staging, columns);
       const present = new Set((await adapter.readTableColumns(knex, target))?.map((c) => c.name));
       const added = ADOPTED_COLUMNS.filter(([name]) => !present.has(name));
@@ -94,20 +95,23 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
       // Pages of the rows not adopted yet (a migration stopped half-way resumes), each page's updates
       // in one transaction, each row found by its key (unique and NOT NULL, proven above).
       for (;;) {
-        const rows = (await knex(target).select([...new Set([key, ...names])]).whereNull('row_hash').orderBy(key).limit(ADOPT_PAGE_ROWS)) as Record<string, unknown>[];
+        const rows = (await knex(target).select([...new Set([...keys, ...names])]).whereNull('row_hash').orderBy(keys).limit(ADOPT_PAGE_ROWS)) as Record<string, unknown>[];
         if (rows.length === 0) break;
         await knex.transaction(async (trx) => {
           for (const row of rows) {
-            const value = keySpec ? adapter.fromDriverValue(keySpec, row[key]) : row[key];
-            if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') {
-              throw new Error(`adoptTable('${target}'): the key ${key} must hold text or whole numbers (found ${JSON.stringify(value)})`);
-            }
-            const reference = String(value);
+            const parts = keys.map((name) => {
+              const value = columns[name] ? adapter.fromDriverValue(columns[name], row[name]) : row[name];
+              if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') {
+                throw new Error(`adoptTable('${target}'): the key ${name} must hold text or whole numbers (found ${JSON.stringify(value)})`);
+              }
+              return String(value);
+            });
+            const reference = parts.length === 1 ? parts[0]! : compositeSourceReference(parts);
             const valuesJson = names.map((name) => {
               const spec = columns[name]!;
               return spec.type === 'json' ? (adapter.fromDriverJsonText(row[name]) ?? 'null') : JSON.stringify(adapter.fromDriverValue(spec, row[name]) ?? null);
             });
-            await trx(target).where(key, row[key] as Knex.Value).update({
+            await trx(target).where(Object.fromEntries(keys.map((name) => [name, row[name]])) as Record<string, Knex.Value>).update({
               source_system: sourceSystem,
               source_reference: reference,
               row_hash: rowHashOfJson(sourceSystem, reference, valuesJson),

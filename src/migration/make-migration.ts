@@ -6,6 +6,7 @@ import type { ColumnSpec } from '../column/column-type.ts';
 import type { Database } from '../db/database.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
+import { singleQuoted } from '../text/single-quoted.ts';
 import { assertUniqueKey } from './assert-unique-key.ts';
 import { findSchemaDrift } from './find-schema-drift.ts';
 import { formatSchemaDrift, suggestedMigrationName } from './format-schema-drift.ts';
@@ -58,7 +59,7 @@ function adoptionStatements(pipeline: PipelineDefinition, differences: readonly 
   const after = statements(['extra-column']);
   const tables = `staging: '${staging}', target: '${target}'`;
   const adopt =
-    `await idem.adoptTable({\n    ${tables},\n    sourceSystem: ${JSON.stringify(pipeline.sourceSystem)},\n    key: '${pipeline.key}',\n` +
+    `await idem.adoptTable({\n    ${tables},\n    sourceSystem: ${JSON.stringify(pipeline.sourceSystem)},\n    key: ${typeof pipeline.key === 'string' ? singleQuoted(pipeline.key) : `[${pipeline.key!.map(singleQuoted).join(', ')}]`},\n` +
     `    columns: ${specsSource(Object.entries(pipeline.columns), '    ')},\n  });`;
   return { up: [...before.up, adopt, ...after.up], down: [...after.down, `await idem.unadoptTable({ ${tables} });`, ...before.down] };
 }
@@ -67,14 +68,16 @@ function adoptionStatements(pipeline: PipelineDefinition, differences: readonly 
 async function assertAdoptable(db: Database, pipeline: PipelineDefinition): Promise<void> {
   const { key } = pipeline;
   const live = await db.adapter.readTableColumns(db.knex, pipeline.tables.target);
-  if (key === undefined || !live?.some((c) => c.name === key)) {
+  const keys = key === undefined ? [] : typeof key === 'string' ? [key] : [...key];
+  const absent = keys.filter((name) => !live?.some((c) => c.name === name));
+  if (keys.length === 0 || absent.length > 0) {
     throw new UsageError(
       `pipeline ${pipeline.name}: table ${pipeline.tables.target} exists and was not created by idem; idem migrate --make adopts such a table ` +
-        `when the pipeline's key names one of its columns${key === undefined ? ' (this pipeline has no key)' : ` (it has no column ${key})`}: ` +
+        `when the pipeline's key names its columns${keys.length === 0 ? ' (this pipeline has no key)' : ` (it has no column ${absent.join(', ')})`}: ` +
         'write this migration by hand (docs/operating.md, "Adopting an existing table")',
     );
   }
-  await assertUniqueKey(db, pipeline.tables.target, [key]);
+  await assertUniqueKey(db, pipeline.tables.target, keys);
 }
 
 /** The `up` and `down` statements for one pipeline's differences. */

@@ -14,9 +14,10 @@ export interface AdoptTableSpec extends PipelineTablesSpec {
   readonly sourceSystem: string;
   /**
    * The table's column whose value (text or a whole number, in every row) becomes each row's
-   * `source_reference`: the pipeline's `key`. It stays a column only when the pipeline declares it.
+   * `source_reference`, or the columns of a composite key (`compositeSourceReference`): the
+   * pipeline's `key`. A key column stays a column only when the pipeline declares it.
    */
-  readonly key: string;
+  readonly key: string | readonly string[];
 }
 
 /**

@@ -180,6 +180,6 @@ describeEachDialect('adopting an existing table: idem duplicates, then migrate -
     project.writePipeline('prices', PIPELINE.replace("key: 'ref'", "key: 'code'"));
     const refused = await runCli(['migrate', '--make'], env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("table legacy_prices exists and was not created by idem; idem migrate --make adopts such a table when the pipeline's key names one of its columns (it has no column code)");
+    expect(refused.stderr).toContain("table legacy_prices exists and was not created by idem; idem migrate --make adopts such a table when the pipeline's key names its columns (it has no column code)");
   });
 });
