@@ -69,6 +69,32 @@ export function duplicateKeyIndexName(table: string, key: readonly string[]): st
 }
 
 /**
+ * The rows of the keys more than one row holds, each with its primary key, key and `by` values
+ * and its rank in its key (`idem_rank`, 1 for the row that stays), ordered by key and rank:
+ * `ROW_NUMBER()` and `COUNT(*)` over `PARTITION BY key`, which every dialect idem supports has
+ * (PostgreSQL, MySQL 8 and MariaDB 10.2, SQLite 3.25, SQL Server). NULL in `by` ranks last.
+ */
+export function rankedDuplicateRows(
+  knex: Knex | Knex.Transaction,
+  spec: { readonly table: string; readonly key: readonly string[]; readonly keep: KeepRule; readonly by: string; readonly primaryKey: string },
+): Knex.QueryBuilder {
+  const { table, key, keep, by, primaryKey } = spec;
+  const shape = [...new Set([primaryKey, ...key, by])];
+  const partition = key.map(() => '??').join(', ');
+  const direction = keep === 'newest' ? 'desc' : 'asc';
+  const ranked = keyedRows(knex, table, key)
+    .select(shape)
+    .select(knex.raw(`row_number() over (partition by ${partition} order by case when ?? is null then 1 else 0 end, ?? ${direction}, ?? asc) as ??`, [...key, by, by, primaryKey, 'idem_rank']))
+    .select(knex.raw(`count(*) over (partition by ${partition}) as ??`, [...key, 'idem_count']));
+  return knex
+    .from(ranked.as('r'))
+    .select(shape)
+    .select('idem_rank')
+    .where('idem_count', '>', 1)
+    .orderBy([...key.map((column) => ({ column })), { column: 'idem_rank' }]);
+}
+
+/**
  * Plans, and with `apply` carries out, keeping one row per key of an existing table: in each
  * group of rows sharing the key, `ROW_NUMBER() OVER (PARTITION BY key ORDER BY by DESC|ASC,
  * primary key)` picks the row that stays (ties on `by` go to the lowest primary key). With
@@ -97,19 +123,7 @@ export async function removeDuplicateKeys(db: Database, options: RemoveDuplicate
   const { adapter } = db;
 
   const work = async (trx: Knex.Transaction): Promise<DuplicateRemoval> => {
-    const shape = [...new Set([primaryKey, ...key, by])];
-    const partition = key.map(() => '??').join(', ');
-    const direction = keep === 'newest' ? 'desc' : 'asc';
-    const ranked = keyedRows(trx, table, key)
-      .select(shape)
-      .select(trx.raw(`row_number() over (partition by ${partition} order by case when ?? is null then 1 else 0 end, ?? ${direction}, ?? asc) as ??`, [...key, by, by, primaryKey, 'idem_rank']))
-      .select(trx.raw(`count(*) over (partition by ${partition}) as ??`, [...key, 'idem_count']));
-    const rows = (await trx
-      .from(ranked.as('r'))
-      .select(shape)
-      .select('idem_rank')
-      .where('idem_count', '>', 1)
-      .orderBy([...key.map((column) => ({ column })), { column: 'idem_rank' }])) as Record<string, unknown>[];
+    const rows = (await rankedDuplicateRows(trx, { table, key, keep, by, primaryKey })) as Record<string, unknown>[];
     const groups: DuplicateGroupPlan[] = [];
     const removeIds: unknown[] = [];
     let groupCount = 0;
