@@ -13,27 +13,25 @@ export interface LatestAttemptState {
 /** The calendar colour of an attempt's ending; an ending idem adds later is shown in neutral colours, with its own name. */
 const COLOURS: Readonly<Record<string, CalendarState>> = { completed: 'completed', noop: 'noop', failed: 'failed', needs_review: 'needs_review', dead: 'dead', lock_lost: 'failed', running: 'running' };
 
-/** The words of how an attempt ended (or stands): its status, and what the row adds to it. */
+/** How an attempt ended (or stands): its status (the badge), and the words the badge does not say. */
 function ending(a: RecordedAttempt, live: LatestAttemptState | undefined): { status: string; words: string } {
   if (a.status === 'started') {
     if (live?.state === 'dead') return { status: 'dead', words: `not recorded: it died (${live.why ?? 'its process is gone'})` };
     if (live !== undefined) return { status: 'running', words: 'still running' };
     return { status: 'dead', words: 'never recorded its end' };
   }
-  const by = a.endedBy === null ? '' : ` (by ${a.endedBy})`;
+  const by = a.endedBy === null ? '' : `by ${a.endedBy}`;
   switch (a.status) {
-    case 'completed':
-      return { status: a.status, words: `completed${by}` };
     case 'noop':
-      return { status: a.status, words: 'no-op: the run key was already completed' };
+      return { status: a.status, words: 'the run key was already completed: nothing to do' };
     case 'needs_review':
-      return { status: a.status, words: `done; ledger items need an operator${by}` };
+      return { status: a.status, words: `done; ledger items need an operator ${by}` };
     case 'lock_lost':
       return { status: a.status, words: 'lost its app lock: it wrote nothing more' };
     case 'dead':
-      return { status: a.status, words: `died without recording its end (killed, its host lost, or its lock lost); found${by}` };
+      return { status: a.status, words: `it never recorded its end (killed, its host lost, or its lock lost); found ${by}` };
     default:
-      return { status: a.status, words: `${a.status.replaceAll('_', ' ')}${by}` };
+      return { status: a.status, words: by };
   }
 }
 

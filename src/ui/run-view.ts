@@ -12,7 +12,8 @@ import { href, pager, runHref } from './ui-layout.ts';
 
 /**
  * One run key of a pipeline: its recorded attempts, newest first (`job_run_attempts`: who started
- * each and how it ended, see `attemptRows`; no-ops among them), the latest attempt's error, its
+ * each and how it ended, see `attemptRows`; no-ops among them), the latest attempt's error where
+ * no recorded attempt shows it (an attempt from before idem recorded them), its
  * stages' counts and durations, its summary line, its quarantined rows and its ledger items not
  * posted, each list {@link PAGE_SIZE} a page.
  * @returns undefined when the run key has no run.
@@ -42,7 +43,7 @@ ${attemptRows(run, shown, state)}
 ${unrecorded > 0 ? html`<tr><td>1–${unrecorded}</td><td colspan="6" class="meta">made before idem recorded each attempt: job_runs counts them only</td></tr>` : ''}
 </tbody></table>
 ${pager({ page: args.attemptsPage, hasMore: attempts.length > PAGE_SIZE, link: (a) => `${link({ a })}#attempts`, what: 'attempts' })}
-${run.error ? html`<h3>Error</h3><pre class="error">${run.error}</pre>` : ''}
+${run.error && !shown.some((a) => a.attempt === run.attempts) ? html`<h3>Error</h3><pre class="error">${run.error}</pre>` : ''}
 </section>
 <section class="card">
 <h2>Stages</h2>

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -102,8 +102,13 @@ describeEachDialect('the attempts of a run key: who started each and how it ende
       expect(page.html).not.toContain('<i>nightly_sync</i>');
       expect(page.html).toContain(`<code class="command">${runCommand} --force --workers 2</code>`);
       expect(page.html).toContain('failpoint after-upsert fired');
-      expect(page.html).toContain('(by idem review --mark-posted 536365');
+      expect(page.html).toContain('found by attempt 5');
+      expect(page.html).toContain('by idem review --mark-posted 536365');
       expect(page.html).toContain('Attempts (5, 2 died)');
+      // The query docs/operating.md gives operators reads the same history.
+      const sql = /```sql\n(select [^`]*from job_run_attempts[^`]*?);?\n```/.exec(readFileSync(path.join(PROJECT_DIR, 'docs', 'operating.md'), 'utf8'))![1]!;
+      const rows = world.db.adapter.rawRows(await world.db.knex.raw(sql)) as { attempt: number | null; status: string }[];
+      expect(rows.map((r) => `${r.attempt ?? '-'} ${r.status}`)).toEqual(['5 completed', '4 dead', '3 lock_lost', '- noop', '2 completed', '1 failed']);
 
       // A run key a scheduler keeps running grows: the page shows 50 attempts a page.
       for (let i = 0; i < 50; i++) await recordNoopRun(world.db, { jobName: pipeline.name, runKey: DAY, triggeredBy: 'cron', exitCode: 0, now: new Date().toISOString() });
