@@ -28,7 +28,10 @@ export interface RecordedAttempt {
   readonly endedAt: string | null;
   /** Another process that wrote the end (`worker …`, `idem review --mark-posted …`, `attempt N`); null: its own. */
   readonly endedBy: string | null;
-  /** The exit code its process ended with; null while it runs, and for a process that died. */
+  /**
+   * The exit code its process ended with (where another process wrote the end, the exit code of
+   * that ending); null while it runs, and for a process that died.
+   */
   readonly exitCode: number | null;
   /** Why it failed (or lost its lock), secrets redacted. */
   readonly error: string | null;

@@ -10,7 +10,7 @@ import { startUiServer } from '../../src/ui/start-ui-server.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
 import { loseAppLock } from '../helpers/lose-app-lock.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
-import { PROJECT_DIR, runCli, runCliWhenUnlocked, startCli } from '../helpers/run-cli.ts';
+import { PROJECT_DIR, runCli, runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
 
 const DAY = '2010-12-01';
 const RUN = ['run', pipeline.name, '--date', DAY];
@@ -120,6 +120,16 @@ describeEachDialect('the attempts of a run key: who started each and how it ende
       expect(second.rows).toEqual([['5', 'completed'], ['4', 'dead'], ['3', 'lock_lost'], ['', 'noop'], ['2', 'completed'], ['1', 'failed']]);
       expect(second.html).not.toContain('next attempts →');
       expect(existsSync(release)).toBe(true);
+
+      // A run killed once every item was posted, which an idem work process then completes: the
+      // attempt's end names the worker that wrote it.
+      const orphan = await runCli(['run', pipeline.name, '--date', '2010-12-02'], { ...env, IDEM_FAILPOINTS: 'before-complete=kill' });
+      expect(orphan.signal).toBe('SIGKILL');
+      const worker = await runCli(['work', pipeline.name, '--run-key', '2010-12-02', '--wait-ms', '0'], env);
+      expect(worker.code, worker.stderr).toBe(0);
+      const [other] = JSON.parse((await runCli(['status', pipeline.name, '--date', '2010-12-02', '--json'], env)).stdout).runs;
+      expect(other.attemptHistory).toMatchObject([{ attempt: 1, status: 'completed', exitCode: 0, endedBy: summaryOf(worker).worker, command: `idem run ${pipeline.name} --date 2010-12-02` }]);
+      expect(other.attemptHistory[0].endedBy).toMatch(/^worker [0-9a-f-]+, pid \d+ on /);
     } finally {
       await ui.close();
       await world.close();
