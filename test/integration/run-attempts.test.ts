@@ -134,5 +134,6 @@ describeEachDialect('the attempts of a run key: who started each and how it ende
       await ui.close();
       await world.close();
     }
-  });
+    // Eleven idem processes one after the other: on a loaded machine a minute is not enough.
+  }, 240_000);
 });
