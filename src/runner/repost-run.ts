@@ -5,7 +5,6 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
-import { LockLostError } from '../errors/lock-lost-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { enqueueReposts, selectRepostCandidates, type RepostCandidate, type RepostSelection } from '../ledger/enqueue-reposts.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
@@ -15,13 +14,13 @@ import type { ResolvedDestination } from '../post/resolved-destination.ts';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
-import { findJobRun, finishJobRun, recordLostLock, startJobRun } from '../runs/job-runs-queries.ts';
-import { exitCodeOf } from '../outcome/outcome.ts';
+import { findJobRun, startJobRun } from '../runs/job-runs-queries.ts';
+import { recordFailedAttempt } from './record-failed-attempt.ts';
 import { recordNoop } from './record-noop.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
 import { keepJobRunAlive } from './run-locked-attempt.ts';
-import { failureOutcomeOf, RunReport } from './run-report.ts';
+import { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
 
@@ -140,12 +139,7 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
     return await runPostPhase(ctx, run.runRequest, { lock: run.lock, report: run.report, attempt, hooks: {} });
   } catch (caught) {
     const error = coerceError(caught);
-    const ended = { counts: run.report.counts, error: error.message, exitCode: exitCodeOf(failureOutcomeOf(error)), now: now() };
-    if (attempt && error instanceof LockLostError) {
-      await recordLostLock(db, attempt, ended).catch((e: Error) => run.report.log.warn({ err: e }, 'could not record the lost lock in job_run_attempts'));
-    } else if (attempt) {
-      await finishJobRun(db, attempt, { status: 'failed', ...ended }).catch((e: Error) => run.report.log.error({ err: e }, 'could not record the failure in job_runs'));
-    }
+    if (attempt) await recordFailedAttempt(db, attempt, { error, counts: run.report.counts, now: now(), log: run.report.log });
     throw error;
   } finally {
     stopHeartbeat();

@@ -7,13 +7,13 @@ import { connectionLostReason } from '../db/connection-lost-reason.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
-import { finishJobRun, recordLostLock, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
-import { exitCodeOf } from '../outcome/outcome.ts';
+import { startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunHooks } from './run-hooks.ts';
-import { failureOutcomeOf, type RunReport } from './run-report.ts';
+import { recordFailedAttempt } from './record-failed-attempt.ts';
+import type { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunCounts } from './run-stages.ts';
 
@@ -86,16 +86,7 @@ export async function runLockedAttempt(
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
     const error = asConnectionLost(coerceError(caught), report.counts);
-    const ended = { counts: report.counts, error: error.message, exitCode: exitCodeOf(failureOutcomeOf(error)), now: now() };
-    if (error instanceof LockLostError || (error instanceof ConnectionLostError && error.cause instanceof LockLostError)) {
-      if (attempt) {
-        report.log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
-        // Its own recorded attempt only, where the database still answers.
-        await recordLostLock(db, attempt, ended).catch((e: Error) => report.log.warn({ err: e }, 'could not record the lost lock in job_run_attempts'));
-      }
-    } else if (attempt) {
-      await finishJobRun(db, attempt, { status: 'failed', ...ended }).catch((e: Error) => report.log.error({ err: e }, 'could not record the failure in job_runs'));
-    }
+    if (attempt) await recordFailedAttempt(db, attempt, { error, counts: report.counts, now: now(), log: report.log });
     throw error;
   } finally {
     stopHeartbeat();
