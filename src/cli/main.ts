@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { IdemError } from '../errors/idem-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
+import { commandLineOf } from './command-line.ts';
 import { idemVersion } from './idem-version.ts';
 import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import { escapeControlCharacters } from '../text/escape-control-characters.ts';
@@ -58,13 +59,13 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .option('--force', 'run a completed run key again')
     .option('--force-reconcile', 'run again and ask the destination about every posted record; repair what is missing or different')
     .option('--dry-run', 'run extract, stage and diff in a rolled-back transaction and print the plan; writes and sends nothing')
-    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
+    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: IDEM_TRIGGERED_BY, else the OS user)')
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')
     .option('--workers <n>', 'processes sharing the post stage: this run and N-1 idem work children (see docs/scaling.md)', wholeNumber('--workers', 1, MAX_LOCAL_WORKERS), 1)
     .addOption(new Option('--batch-rows <n>', 'rows per staging batch').argParser(wholeNumber('--batch-rows', 1)).hideHelp())
     .action(async (name: string, options) => {
       const { runCommand } = await import('./commands/run-command.ts');
-      outcome = await runCommand(name, options);
+      outcome = await runCommand(name, { ...options, commandLine: commandLineOf(argv) });
     });
 
   program
@@ -87,11 +88,11 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .argument('<pipeline>', 'pipeline name')
     .requiredOption('--from <YYYY-MM-DD>', 'first business date')
     .requiredOption('--to <YYYY-MM-DD>', 'last business date')
-    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
+    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: IDEM_TRIGGERED_BY, else the OS user)')
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')
     .action(async (name: string, options) => {
       const { backfillCommand } = await import('./commands/backfill-command.ts');
-      outcome = await backfillCommand(name, options);
+      outcome = await backfillCommand(name, { ...options, commandLine: commandLineOf(argv) });
     });
 
   program
@@ -128,10 +129,10 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .option('--reference <ref>', 'only the record with this source reference')
     .option('--dry-run', 'list the records it would send; send nothing')
     .option('--force', 'repost again a repost that completed (after another fix)')
-    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: the OS user)')
+    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: IDEM_TRIGGERED_BY, else the OS user)')
     .action(async (name: string, options) => {
       const { repostCommand } = await import('./commands/repost-command.ts');
-      outcome = await repostCommand(name, options);
+      outcome = await repostCommand(name, { ...options, commandLine: commandLineOf(argv) });
     });
 
   program
@@ -141,11 +142,11 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .option('--run-key <key>', 'only this run key (a business date, or a file run key)')
     .option('--replay', "re-stage the run key's quarantined rows, under the normal lock and run rules")
     .option('--json', 'machine-readable output')
-    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by for --replay (default: the OS user)')
+    .option('--triggered-by <who>', 'recorded in job_runs.triggered_by for --replay (default: IDEM_TRIGGERED_BY, else the OS user)')
     .option('--limit <n>', 'the most rows to list', wholeNumber('--limit', 1), 1000)
     .action(async (name: string, options) => {
       const { quarantineCommand } = await import('./commands/quarantine-command.ts');
-      outcome = await quarantineCommand(name, options);
+      outcome = await quarantineCommand(name, { ...options, commandLine: commandLineOf(argv) });
     });
 
   program

@@ -1,11 +1,7 @@
-import { userInfo } from 'node:os';
+import type { ResolvedConfig } from '../config/resolved-config.ts';
+import { osUser } from '../runs/attempt-trigger.ts';
 
-/** `--triggered-by`, or the OS user running the command. */
-export function triggeredBy(flag: string | undefined): string {
-  if (flag !== undefined) return flag;
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
+/** `--triggered-by`, else `IDEM_TRIGGERED_BY` (a scheduler's identity), else the OS user running the command. */
+export function triggeredBy(flag: string | undefined, config: Pick<ResolvedConfig, 'triggeredBy'>): string {
+  return flag ?? config.triggeredBy ?? osUser() ?? 'unknown';
 }

@@ -57,6 +57,7 @@ const EnvSchema = z.object({
   IDEM_FAILPOINTS: z.string().optional(),
   IDEM_HEARTBEATS: jsonSetting(z.record(z.string(), z.url({ protocol: /^https?$/ }))),
   IDEM_NOW: z.iso.datetime({ offset: true }).optional(),
+  IDEM_TRIGGERED_BY: z.string().trim().min(1).max(200).optional(),
   IDEM_DESTINATIONS: jsonSetting(DestinationsSettingsSchema),
   IDEM_SOURCES: jsonSetting(SourcesSettingsSchema),
 });
@@ -96,5 +97,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     sources: e.IDEM_SOURCES,
     heartbeats: e.IDEM_HEARTBEATS,
     now: e.IDEM_NOW === undefined ? undefined : new Date(e.IDEM_NOW),
+    triggeredBy: e.IDEM_TRIGGERED_BY,
   });
 }

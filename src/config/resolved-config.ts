@@ -77,4 +77,11 @@ export interface ResolvedConfig {
    * `--catch-up` are resolved (tests, and replaying a missed night by hand). @defaultValue the clock
    */
   readonly now: Date | undefined;
+  /**
+   * `IDEM_TRIGGERED_BY`: who or what starts the commands of this environment, for example a
+   * scheduler's job (`airflow nightly_sync`, `cron@etl-1`): recorded as the `triggered_by` of
+   * `job_runs` and of each attempt (`job_run_attempts`) where `--triggered-by` is not given, at most
+   * 200 characters. @defaultValue undefined: the OS user
+   */
+  readonly triggeredBy?: string | undefined;
 }

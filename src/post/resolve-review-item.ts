@@ -3,6 +3,7 @@ import { UsageError } from '../errors/usage-error.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
 import { updateLedgerItem } from '../ledger/ledger-outcomes.ts';
 import { countLedgerItems, selectItemsNeedingOperator } from '../ledger/ledger-reports.ts';
+import { osUser } from '../runs/attempt-trigger.ts';
 import { completeReviewedJobRun } from '../runs/job-runs-queries.ts';
 
 /** Which item an operator means: a pipeline's record reference, and the destination when several hold it. */
@@ -26,7 +27,7 @@ async function findOne(db: Database, ref: ReviewItemRef): Promise<LedgerItem> {
 /**
  * The operator checked the destination and the record is there: marks the item `posted` with its
  * remote reference. When that was the run key's last open item, its `job_runs` row becomes
- * `completed`.
+ * `completed`, and so does its latest recorded attempt, ended by this command and the OS user.
  * @returns the item and whether its run is now completed.
  */
 export async function markReviewItemPosted(
@@ -37,7 +38,8 @@ export async function markReviewItemPosted(
   await updateLedgerItem(db, item.id, { status: 'posted', nowIso: ref.nowIso, remoteReference: ref.remoteReference, failureKind: null });
   const open = await countLedgerItems(db, { jobName: item.jobName, runKey: item.runKey });
   const stillOpen = (open.failed ?? 0) + (open.review ?? 0) + (open.pending ?? 0) + (open.sending ?? 0) > 0;
-  const runCompleted = !stillOpen && (await completeReviewedJobRun(db, { jobName: item.jobName, runKey: item.runKey, now: ref.nowIso }));
+  const by = `idem review --mark-posted ${item.sourceReference}${item.destination === ref.destination ? ` --destination ${item.destination}` : ''} (${osUser() ?? 'unknown user'})`;
+  const runCompleted = !stillOpen && (await completeReviewedJobRun(db, { jobName: item.jobName, runKey: item.runKey, by, now: ref.nowIso }));
   return { item, runCompleted };
 }
 

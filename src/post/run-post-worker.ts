@@ -7,8 +7,10 @@ import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { countLedgerItems, countTransientFailures } from '../ledger/ledger-reports.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
+import type { Telemetry } from '../telemetry/telemetry.ts';
 import type { PostCounts } from './post-counts.ts';
 import { postWorkerName, type PostWorker } from './post-worker.ts';
+import { resolveDestination } from './resolve-destination.ts';
 import { sharePostStage } from './share-post-stage.ts';
 
 /** How long `idem work` waits for a run to reach its post stage, in ms. @defaultValue 600000 (10 min) */
@@ -52,10 +54,11 @@ export interface PostWorkerRequest {
  * run and any other workers (see `sharePostStage`), and completes the run if it sees the last
  * item posted. Never takes the pipeline's app lock: claims keep two processes off one item, and a
  * claim that ran out (a pause, failed renewals) sends nothing more (docs/scaling.md, "A process's
- * right to send"). Never throws.
+ * right to send"). With `ctx.telemetry`, the session is one trace (see `Telemetry.startWork`),
+ * ended with the summary line. Never throws.
  */
 export async function runPostWorker(
-  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date },
+  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date; telemetry?: Telemetry | undefined },
   request: PostWorkerRequest,
 ): Promise<PostWorkerResult> {
   const started = performance.now();
@@ -64,6 +67,7 @@ export async function runPostWorker(
   const { pipeline, runKey } = request;
   const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined, assertMaySend: async () => undefined };
   const log = ctx.logger.child({ pipeline: pipeline.name, runKey, worker: worker.name });
+  const trace = ctx.telemetry?.startWork({ pipeline: pipeline.name, runKey, worker: worker.name });
   let post: Record<string, Omit<PostCounts, 'destination'>> = {};
   const finish = (outcome: PostWorkerResult['outcome'], message: string, error?: Error): PostWorkerResult => {
     const exitCode = exitCodeOf(outcome);
@@ -72,6 +76,7 @@ export async function runPostWorker(
     if (error) log.error({ ...summary, err: error }, message);
     else if (exitCode === EXIT_CODES.ok) log.info(summary, message);
     else log.warn(summary, message);
+    trace?.end({ outcome, exitCode, durationMs, counts: { post }, ...(error ? { error } : {}) });
     return { outcome, exitCode, worker: worker.name, post, durationMs, ...(error ? { error } : {}) };
   };
 
@@ -91,7 +96,10 @@ export async function runPostWorker(
       }
       if (jobRun?.status === 'failed' && helped) return finish('failed', 'the run failed in its own process: a rerun of it finishes the post stage');
       if (jobRun?.status === 'started' && jobRun.stage === 'post') {
+        // The latency of requests to each destination is recorded under its name.
+        if (!helped) for (const definition of pipeline.destinations) trace?.sendsTo(resolveDestination(config, definition));
         helped = true;
+        trace?.attemptStarted(jobRun.attempts);
         log.info({ stage: 'post', attempt: jobRun.attempts }, `joining the post stage of ${pipeline.name} ${runKey} (attempt ${jobRun.attempts})`);
         const { state } = await sharePostStage({ db, config, now }, pipeline, {
           runKey,
@@ -101,6 +109,7 @@ export async function runPostWorker(
           counts: () => jobRun.counts ?? {},
           onPosted: (counts) => {
             post = Object.fromEntries(counts.map(({ destination, ...c }) => [destination, c]));
+            trace?.countsRecorded('post', post);
           },
         });
         // Done (by anyone): the loop reads the outcome; `started` means a new attempt replaced it.

@@ -8,7 +8,7 @@ import type { JobRunAttempt } from '../runs/job-run.ts';
 import { finishPostedRun, type PostedRunState } from './finish-posted-run.ts';
 import { addPostCounts, type PostCounts } from './post-counts.ts';
 import { postStage } from './post-stage.ts';
-import type { PostWorker } from './post-worker.ts';
+import { RUN_WORKER_PREFIX, type PostWorker } from './post-worker.ts';
 
 /**
  * How often a process that has posted its share checks whether the run is finished (and
@@ -53,10 +53,12 @@ export async function sharePostStage(
   args.onPosted?.(post);
   await args.beforeFinish?.();
   let waits = 0;
+  // A worker that writes the run's end is named in its recorded attempt; the run's own process is not.
+  const endedBy = args.worker.name.startsWith(RUN_WORKER_PREFIX) ? {} : { endedBy: args.worker.name };
   const pollMs = Math.max(20, Math.min(FINISH_POLL_MS, Math.floor(ctx.config.claimTtlMs / 3)));
   for (;;) {
     await args.worker.assertMayPost();
-    const state = await finishPostedRun(ctx.db, { jobName: pipeline.name, runKey: args.runKey, attempt: args.attempt, counts: args.counts(), nowIso: ctx.now() });
+    const state = await finishPostedRun(ctx.db, { jobName: pipeline.name, runKey: args.runKey, attempt: args.attempt, counts: args.counts(), ...endedBy, nowIso: ctx.now() });
     if (state.done) return { post, state };
     // Said once at info level: a wait for a dead process's claims to lapse can take a whole TTL.
     const waiting = `${state.open} item(s) still open in other processes: waiting for them to finish, or for their claims to lapse (IDEM_CLAIM_TTL_MS ${ctx.config.claimTtlMs} ms, then the destination's takeover grace)`;

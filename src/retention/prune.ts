@@ -6,6 +6,7 @@ import { pruneLedger } from '../ledger/prune-ledger.ts';
 import { column } from '../column/column-type.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
+import { deleteRecordedAttemptsOf } from '../runs/job-run-attempts-queries.ts';
 
 const HOUR_MS = 3_600_000;
 /** Stripe keeps idempotency keys for 24 hours. */
@@ -14,6 +15,8 @@ const DEFAULT_IDEMPOTENCY_WINDOW_HOURS = 24;
 /** What `idem prune` deleted (or, with `dryRun`, would delete), by table. */
 export interface PruneCounts {
   readonly jobRuns: number;
+  /** The recorded attempts of those runs (`job_run_attempts`), no-ops included. */
+  readonly jobRunAttempts: number;
   readonly quarantine: number;
   readonly ledger: number;
   /** Staging rows left by failed runs, per pipeline; a running pipeline is skipped. */
@@ -28,7 +31,8 @@ async function deleteIds(db: Database, table: string, ids: readonly (number | st
 /**
  * Retention for idem's own tables, older than a cutoff:
  * - `job_runs`: `completed` runs (failed and review runs stay: they still need someone), but
- *   never a job's newest completed business date, where `--catch-up` starts;
+ *   never a job's newest completed business date, where `--catch-up` starts; with each, its
+ *   recorded attempts (`job_run_attempts`);
  * - `quarantine`: every row;
  * - the post ledger: rows nothing needs any more (see `pruneLedger`), which also stay at least
  *   the destination's idempotency window (`idempotencyWindowHours`);
@@ -47,7 +51,9 @@ export async function prune(
   // The newest completed date of each job stays: it is where --catch-up starts from.
   const newest = db.knex('job_runs as k').max('k.run_key').where('k.status', 'completed').whereNot('k.run_key', 'like', 'file:%').whereRaw('k.job_name = job_runs.job_name');
   const prunable = db.knex('job_runs').where({ status: 'completed' }).where('finished_at', '<', cutoff).whereNot('run_key', '=', db.knex.raw('coalesce((?), ?)', [newest, '']));
-  const jobRuns = await deleteIds(db, 'job_runs', await ids(prunable), options.dryRun);
+  const prunedRuns = await ids(prunable);
+  const jobRunAttempts = await deleteRecordedAttemptsOf(db, prunedRuns, { dryRun: options.dryRun });
+  const jobRuns = await deleteIds(db, 'job_runs', prunedRuns, options.dryRun);
   const quarantine = await deleteIds(db, 'quarantine', await ids(db.knex('quarantine').where('created_at', '<', cutoff)), options.dryRun);
 
   let ledger = 0;
@@ -74,7 +80,7 @@ export async function prune(
       await attempt.lock.release();
     }
   }
-  const counts = { jobRuns, quarantine, ledger, staging };
-  options.log.info({ stage: 'prune', dryRun: options.dryRun, ...counts }, `${options.dryRun ? 'would delete' : 'deleted'}: ${jobRuns} job run(s), ${quarantine} quarantine row(s), ${ledger} ledger row(s)`);
+  const counts = { jobRuns, jobRunAttempts, quarantine, ledger, staging };
+  options.log.info({ stage: 'prune', dryRun: options.dryRun, ...counts }, `${options.dryRun ? 'would delete' : 'deleted'}: ${jobRuns} job run(s) with ${jobRunAttempts} attempt(s), ${quarantine} quarantine row(s), ${ledger} ledger row(s)`);
   return counts;
 }

@@ -22,7 +22,7 @@ import type { RunResult } from './run-result.ts';
  * @throws UsageError for other pipelines, when nothing is quarantined for the run key, or when a
  *   quarantined row has no raw text or was kept cut (`isCutQuarantineText`).
  */
-export async function replayQuarantine(ctx: RunContext, args: { pipeline: PipelineDefinition; runKey: string; triggeredBy: string }): Promise<RunResult> {
+export async function replayQuarantine(ctx: RunContext, args: { pipeline: PipelineDefinition; runKey: string; triggeredBy: string; commandLine?: string }): Promise<RunResult> {
   const { pipeline } = args;
   // A run that loads past bad rows completed, so running it again takes --force; one that does
   // not (invalidRows: 'fail') failed, and a plain rerun is enough. A fixed file is a new run key.
@@ -47,7 +47,7 @@ export async function replayQuarantine(ctx: RunContext, args: { pipeline: Pipeli
     writeFileSync(file, replay.text);
     const runKey: RunKey = args.runKey.startsWith('file:') ? { kind: 'file', value: args.runKey, file } : dateRunKey(args.runKey);
     const replayed: PipelineDefinition = { ...pipeline, source: replay.source };
-    return await runPipeline(ctx, { pipeline: replayed, runKey, force: true, triggeredBy: args.triggeredBy, sourceLocation: file });
+    return await runPipeline(ctx, { pipeline: replayed, runKey, force: true, triggeredBy: args.triggeredBy, ...(args.commandLine === undefined ? {} : { commandLine: args.commandLine }), sourceLocation: file });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

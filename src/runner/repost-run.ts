@@ -5,7 +5,6 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
-import { LockLostError } from '../errors/lock-lost-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { enqueueReposts, selectRepostCandidates, type RepostCandidate, type RepostSelection } from '../ledger/enqueue-reposts.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
@@ -15,7 +14,9 @@ import type { ResolvedDestination } from '../post/resolved-destination.ts';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
-import { findJobRun, finishJobRun, startJobRun } from '../runs/job-runs-queries.ts';
+import { findJobRun, startJobRun } from '../runs/job-runs-queries.ts';
+import { recordFailedAttempt } from './record-failed-attempt.ts';
+import { recordNoop } from './record-noop.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
 import { keepJobRunAlive } from './run-locked-attempt.ts';
@@ -37,6 +38,8 @@ export interface RepostRequest {
   /** List what would be sent, send nothing. @defaultValue false */
   readonly dryRun?: boolean;
   readonly triggeredBy: string;
+  /** The command line, for `job_run_attempts.command` (see `RunRequest.commandLine`). @defaultValue none recorded */
+  readonly commandLine?: string;
 }
 
 /** The most references a dry run lists (the count is always whole). */
@@ -123,7 +126,7 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
     await run.lock.assertHeld();
     const { jobRun, enqueued } = await db.knex.transaction(async (trx) => {
       const inTransaction: Database = { ...db, knex: trx };
-      const started = await startJobRun(inTransaction, { jobName: request.pipeline.name, runKey, triggeredBy: request.triggeredBy, now: now() });
+      const started = await startJobRun(inTransaction, { jobName: request.pipeline.name, runKey, triggeredBy: request.triggeredBy, command: request.commandLine, now: now() });
       const count = starts ? await enqueueReposts(inTransaction, selectionOf(request), { runKey, nowIso: now() }) : undefined;
       return { jobRun: started.jobRun, enqueued: count };
     });
@@ -136,11 +139,7 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
     return await runPostPhase(ctx, run.runRequest, { lock: run.lock, report: run.report, attempt, hooks: {} });
   } catch (caught) {
     const error = coerceError(caught);
-    if (attempt && !(error instanceof LockLostError)) {
-      await finishJobRun(db, attempt, { status: 'failed', counts: run.report.counts, error: error.message, now: now() }).catch((e: Error) =>
-        run.report.log.error({ err: e }, 'could not record the failure in job_runs'),
-      );
-    }
+    if (attempt) await recordFailedAttempt(db, attempt, { error, counts: run.report.counts, now: now(), log: run.report.log });
     throw error;
   } finally {
     stopHeartbeat();
@@ -170,6 +169,7 @@ export async function repostRun(ctx: RunContext, request: RepostRequest): Promis
     // A repost reads no source: only its run key's value is used (job_runs, the ledger, logs).
     runKey: { kind: 'date', value: runKey, businessDate: runKey },
     triggeredBy: request.triggeredBy,
+    ...(request.commandLine === undefined ? {} : { commandLine: request.commandLine }),
     ...(request.dryRun ? { dryRun: true } : {}),
   };
   const report = new RunReport(ctx.logger, runRequest);
@@ -192,5 +192,6 @@ export async function repostRun(ctx: RunContext, request: RepostRequest): Promis
   } catch (caught) {
     ending = { outcome: 'failed', error: coerceError(caught) };
   }
+  if (ending.outcome === 'noop') await recordNoop(ctx, runRequest, report);
   return report.finish(ending);
 }

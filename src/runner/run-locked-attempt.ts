@@ -7,11 +7,12 @@ import { connectionLostReason } from '../db/connection-lost-reason.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
-import { finishJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
+import { startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunHooks } from './run-hooks.ts';
+import { recordFailedAttempt } from './record-failed-attempt.ts';
 import type { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunCounts } from './run-stages.ts';
@@ -36,9 +37,10 @@ export function keepJobRunAlive(db: Database, attempt: JobRunAttempt, everyMs: n
  * `runPostPhase`). The stages and the post code are loaded only here, so a no-op never imports
  * them. Every `job_runs` write of the attempt names it (`JobRunAttempt`), so it never writes over
  * a newer attempt's row.
- * @throws whatever stops the attempt, once it is recorded as `failed` in `job_runs` (when the
- *   attempt got as far as to start one), except a lost lock: an attempt that lost its lock writes
- *   nothing more, and the row is left to the attempt that holds the lock now (or the next one).
+ * @throws whatever stops the attempt, once it is recorded as `failed` in `job_runs` and its
+ *   recorded attempt, with the exit code it ends with (when the attempt got as far as to start
+ *   one), except a lost lock: an attempt that lost its lock writes only its own recorded attempt
+ *   (`lock_lost`), and the row is left to the attempt that holds the lock now (or the next one).
  */
 export async function runLockedAttempt(
   ctx: RunContext,
@@ -60,7 +62,7 @@ export async function runLockedAttempt(
       const plan = await planRun(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, nowIso: now(), strategies });
       return { outcome: 'planned', message: 'dry run: the plan below; nothing was written or sent', plan };
     }
-    const { jobRun, died } = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
+    const { jobRun, died } = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, command: request.commandLine, now: now() });
     attempt = { id: jobRun.id, attempt: jobRun.attempts };
     await report.attemptStarted(jobRun.attempts);
     if (died) {
@@ -84,13 +86,7 @@ export async function runLockedAttempt(
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
     const error = asConnectionLost(coerceError(caught), report.counts);
-    if (error instanceof LockLostError || (error instanceof ConnectionLostError && error.cause instanceof LockLostError)) {
-      if (attempt) report.log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
-    } else if (attempt) {
-      await finishJobRun(db, attempt, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
-        report.log.error({ err: e }, 'could not record the failure in job_runs'),
-      );
-    }
+    if (attempt) await recordFailedAttempt(db, attempt, { error, counts: report.counts, now: now(), log: report.log });
     throw error;
   } finally {
     stopHeartbeat();

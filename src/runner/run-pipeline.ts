@@ -9,6 +9,7 @@ import { sourceKindOf } from '../source/source-kinds.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { resolveSourceLocation } from './resolve-source-location.ts';
 import type { RunContext } from './run-context.ts';
+import { recordNoop } from './record-noop.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunHooks } from './run-hooks.ts';
 import { runLockedAttempt } from './run-locked-attempt.ts';
@@ -71,5 +72,6 @@ export async function runPipeline(ctx: RunContext, request: RunRequest, hooks: R
   } catch (caught) {
     ending = { outcome: 'failed', error: coerceError(caught) };
   }
+  if (ending.outcome === 'noop') await recordNoop(ctx, request, report);
   return report.finish(ending);
 }

@@ -2,6 +2,7 @@ import type { AppLock } from '../dialect/app-lock.ts';
 import { expireClaimsOf, requeueTransientFailures } from '../ledger/ledger-claims.ts';
 import { postWorkerName, RUN_WORKER_PREFIX, type PostWorker } from '../post/post-worker.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
+import { postedRunOutcome } from '../post/finish-posted-run.ts';
 import { sharePostStage } from '../post/share-post-stage.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
 import { enterPostStage } from '../runs/job-runs-queries.ts';
@@ -75,8 +76,8 @@ export async function runPostPhase(
   });
   if (state.status === 'needs_review') {
     report.counts.ledger = state.ledger;
-    const { failed, review, transient } = state.ledger;
-    if (review === 0 && failed === transient) {
+    const { transient } = state.ledger;
+    if (postedRunOutcome(state.status, state.ledger) === 'unavailable') {
       return { outcome: 'unavailable', message: `run not finished: ${transient} item(s) failed transiently, the destination stayed unavailable through every retry; a rerun later retries them` };
     }
     return { outcome: 'needs-review', message: `run done, but ${state.ledger.failed} item(s) failed and ${state.ledger.review} are in review: see idem review ${pipeline.name}` };

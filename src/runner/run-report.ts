@@ -16,7 +16,7 @@ import type { RunCounts } from './run-stages.ts';
  * (`ConnectionLostError`): the stage it cut committed nothing, and a plain rerun resumes. Other
  * retry-later outcomes are the held lock's, found before the run did anything.
  */
-function failureOutcomeOf(error: Error): Outcome {
+export function failureOutcomeOf(error: Error): Outcome {
   if (error instanceof ConnectionLostError) return error.outcome;
   if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
   return error.outcome;

@@ -9,6 +9,11 @@ export interface RunRequest {
   readonly force?: boolean;
   /** Who or what started the run, for `job_runs.triggered_by`. */
   readonly triggeredBy: string;
+  /**
+   * The command line that started the run, with its flags (`idem run orders --date 2026-01-01
+   * --force`), for `job_run_attempts.command` (redacted there). @defaultValue none recorded
+   */
+  readonly commandLine?: string;
   /** Rows per staging batch; the outcome never depends on it. @defaultValue 2000 */
   readonly batchRows?: number;
   /**

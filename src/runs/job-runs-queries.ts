@@ -1,4 +1,7 @@
 import type { Database } from '../db/database.ts';
+import type { Queryable } from '../db/queryable.ts';
+import { attemptTrigger } from './attempt-trigger.ts';
+import { endRecordedAttempt, insertRecordedAttempt } from './job-run-attempts-queries.ts';
 import { column } from '../column/column-type.ts';
 import type { JobRun, JobRunAttempt, JobRunStatus } from './job-run.ts';
 import { moveSourceMark } from './source-marks-queries.ts';
@@ -23,7 +26,7 @@ interface JobRunRow {
   died_attempts: number | string | null;
 }
 
-function toJobRun(db: Database, row: JobRunRow): JobRun {
+function toJobRun(db: Queryable, row: JobRunRow): JobRun {
   const instant = (value: unknown): string | null => db.adapter.fromDriverValue(NULLABLE_INSTANT, value) as string | null;
   return {
     id: Number(row.id),
@@ -43,32 +46,65 @@ function toJobRun(db: Database, row: JobRunRow): JobRun {
 }
 
 /** The `job_runs` row of one job and run key, if any. */
-export async function findJobRun(db: Database, jobName: string, runKey: string): Promise<JobRun | undefined> {
+export async function findJobRun(db: Queryable, jobName: string, runKey: string): Promise<JobRun | undefined> {
   const row = await db.knex<JobRunRow>('job_runs').where({ job_name: jobName, run_key: runKey }).first();
   return row ? toJobRun(db, row) : undefined;
 }
 
 /**
  * Marks a run key `started` before any work, reusing the row of an earlier attempt (attempts + 1)
- * so a rerun never meets a duplicate key. Call it only under the pipeline's app lock. An earlier
- * attempt still `started` then never recorded its end (this process holds the lock it held): it
- * is counted in `died_attempts`, and returned as `died`.
+ * so a rerun never meets a duplicate key, and records the attempt in `job_run_attempts` (who
+ * started it: see `AttemptTrigger`), in one transaction. Call it only under the pipeline's app
+ * lock. An earlier attempt still `started` then never recorded its end (this process holds the
+ * lock it held): it is counted in `died_attempts`, its recorded attempt becomes `dead` (ended at
+ * its last heartbeat, `ended_by` this attempt), and it is returned as `died`.
+ * @param args.command the command line (see `AttemptTrigger.command`). @defaultValue none
  * @returns the new attempt's row, and the earlier attempt's row as it was when that one died.
  */
 export async function startJobRun(
-  db: Database,
-  args: { jobName: string; runKey: string; triggeredBy: string; now: string },
+  db: Queryable,
+  args: { jobName: string; runKey: string; triggeredBy: string; command?: string | undefined; now: string },
 ): Promise<{ jobRun: JobRun; died: JobRun | undefined }> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
   const key = { job_name: args.jobName, run_key: args.runKey };
   const earlier = await findJobRun(db, args.jobName, args.runKey);
   const died = earlier?.status === 'started' ? earlier : undefined;
-  const fields = { status: 'started', stage: null, triggered_by: args.triggeredBy, started_at: now, finished_at: null, heartbeat_at: now, error: null, updated_at: now };
-  const updated = await db.knex('job_runs')
-    .where(key)
-    .update({ ...fields, attempts: db.knex.raw('attempts + 1'), ...(died ? { died_attempts: db.knex.raw('died_attempts + 1') } : {}) });
-  if (updated === 0) await db.knex('job_runs').insert({ ...key, ...fields, attempts: 1, counts: null, created_at: now });
-  return { jobRun: (await findJobRun(db, args.jobName, args.runKey))!, died };
+  // Its first statement writes: a SQLite transaction that read first could not take the write lock
+  // once another process (a post worker) had written meanwhile.
+  return db.knex.transaction(async (trx) => {
+    const q = { knex: trx, adapter: db.adapter };
+    const fields = { status: 'started', stage: null, triggered_by: args.triggeredBy, started_at: now, finished_at: null, heartbeat_at: now, error: null, updated_at: now };
+    const updated = await trx('job_runs')
+      .where(key)
+      .update({ ...fields, attempts: trx.raw('attempts + 1'), ...(died ? { died_attempts: trx.raw('died_attempts + 1') } : {}) });
+    if (updated === 0) await trx('job_runs').insert({ ...key, ...fields, attempts: 1, counts: null, created_at: now });
+    const jobRun = (await findJobRun(q, args.jobName, args.runKey))!;
+    if (died) {
+      const lastSign = db.adapter.toDriverValue(INSTANT, died.heartbeatAt ?? died.startedAt);
+      await endRecordedAttempt(q, { id: died.id, attempt: died.attempts }, { status: 'dead', at: lastSign, endedBy: `attempt ${jobRun.attempts}` });
+    }
+    const trigger = attemptTrigger(args.triggeredBy, args.command);
+    await insertRecordedAttempt(q, { jobRunId: jobRun.id, jobName: args.jobName, runKey: args.runKey, attempt: jobRun.attempts, trigger, startedAt: now });
+    return { jobRun, died };
+  });
+}
+
+/**
+ * Records a run of a `completed` run key that found nothing to do (`noop`, exit 0) as a row of
+ * `job_run_attempts` without an attempt number: it started no attempt and `job_runs` is
+ * unchanged. Needs no app lock (it only adds a row).
+ * @returns whether it was recorded (false: the run key has no `job_runs` row).
+ */
+export async function recordNoopRun(
+  db: Queryable,
+  args: { jobName: string; runKey: string; triggeredBy: string; command?: string | undefined; exitCode: number; now: string },
+): Promise<boolean> {
+  const run = await findJobRun(db, args.jobName, args.runKey);
+  if (run === undefined) return false;
+  const now = db.adapter.toDriverValue(INSTANT, args.now);
+  const trigger = attemptTrigger(args.triggeredBy, args.command);
+  await insertRecordedAttempt(db, { jobRunId: run.id, jobName: args.jobName, runKey: args.runKey, attempt: null, trigger, startedAt: now, end: { status: 'noop', at: now, exitCode: args.exitCode } });
+  return true;
 }
 
 /** The `job_runs` row of `attempt`, while that attempt is the row's latest and still `started`. */
@@ -76,36 +112,61 @@ function liveAttempt(attempt: JobRunAttempt): Record<string, unknown> {
   return { id: attempt.id, attempts: attempt.attempt, status: 'started' };
 }
 
-/**
- * Records the end of an attempt: its status, counts and, for a failure, the error. Only while the
- * attempt is the row's latest and still `started`: once a process has written its end (a post
- * worker may complete a run), or a newer attempt has started, nothing overwrites it.
- * @returns whether this call wrote the end.
- */
-export function finishJobRun(
-  db: Database,
-  attempt: JobRunAttempt,
-  args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
-): Promise<boolean> {
-  return endJobRun(db, liveAttempt(attempt), args);
+/** How an attempt ended, for `job_runs` and its recorded attempt. */
+export interface JobRunEnd {
+  readonly status: JobRunStatus;
+  readonly counts: Record<string, unknown>;
+  /** For a failure: why (redacted when written). */
+  readonly error?: string;
+  /** The exit code the attempt's process ends with (src/outcome/outcome.ts). @defaultValue none recorded */
+  readonly exitCode?: number;
+  /** Another process that writes the end (an `idem work` worker's name). @defaultValue the attempt's own process */
+  readonly endedBy?: string;
+  readonly now: string;
 }
 
-/** Writes an attempt's end where `where` (its id and state) still holds. @returns whether it did. */
-async function endJobRun(
-  db: Database,
-  where: Record<string, unknown>,
-  args: { status: JobRunStatus; counts: Record<string, unknown>; error?: string; now: string },
-): Promise<boolean> {
-  const now = db.adapter.toDriverValue(INSTANT, args.now);
-  const updated = await db.knex('job_runs').where(where).update({
-    status: args.status,
-    counts: JSON.stringify(args.counts),
-    error: args.error === undefined ? null : redactSecrets(args.error),
-    finished_at: now,
-    heartbeat_at: now,
-    updated_at: now,
-  });
-  return updated === 1;
+/**
+ * Records the end of an attempt: its status, counts and, for a failure, the error, in `job_runs`
+ * and in its recorded attempt, in one transaction. Only while the attempt is the row's latest and
+ * still `started`: once a process has written its end (a post worker may complete a run), or a
+ * newer attempt has started, nothing overwrites it.
+ * @returns whether this call wrote the end.
+ */
+export function finishJobRun(db: Queryable, attempt: JobRunAttempt, args: JobRunEnd): Promise<boolean> {
+  return db.knex.transaction((trx) => endJobRun({ knex: trx, adapter: db.adapter }, attempt, {}, args));
+}
+
+/**
+ * Writes an attempt's end where it is still live and `where` also holds, with its recorded
+ * attempt's end (whatever status `args` names), inside the caller's transaction.
+ * @returns whether it did.
+ */
+async function endJobRun(q: Queryable, attempt: JobRunAttempt, where: Record<string, unknown>, args: JobRunEnd): Promise<boolean> {
+  const now = q.adapter.toDriverValue(INSTANT, args.now);
+  const updated = await q.knex('job_runs')
+    .where({ ...liveAttempt(attempt), ...where })
+    .update({
+      status: args.status,
+      counts: JSON.stringify(args.counts),
+      error: args.error === undefined ? null : redactSecrets(args.error),
+      finished_at: now,
+      heartbeat_at: now,
+      updated_at: now,
+    });
+  if (updated !== 1) return false;
+  await endRecordedAttempt(q, attempt, { status: args.status, at: now, counts: args.counts, error: args.error, exitCode: args.exitCode, endedBy: args.endedBy });
+  return true;
+}
+
+/**
+ * Records that an attempt lost its app lock: only its recorded attempt (`lock_lost`, with the
+ * error and exit code), while that is `started`, or `dead` because a newer attempt found it
+ * first. `job_runs` is left to the attempt that holds the lock now, or to the next one.
+ * @returns whether it was recorded.
+ */
+export async function recordLostLock(db: Queryable, attempt: JobRunAttempt, args: { counts: Record<string, unknown>; error: string; exitCode: number; now: string }): Promise<boolean> {
+  const at = db.adapter.toDriverValue(INSTANT, args.now);
+  return endRecordedAttempt(db, attempt, { status: 'lock_lost', at, counts: args.counts, error: args.error, exitCode: args.exitCode }, ['started', 'dead']);
 }
 
 /**
@@ -127,14 +188,13 @@ export async function enterPostStage(db: Database, attempt: JobRunAttempt, args:
  * @returns whether this call wrote it.
  */
 export function completePostedJobRun(
-  db: Database,
+  db: Queryable,
   attempt: JobRunAttempt,
-  args: { status: Extract<JobRunStatus, 'completed' | 'needs_review'>; counts: Record<string, unknown>; now: string },
+  args: JobRunEnd & { status: Extract<JobRunStatus, 'completed' | 'needs_review'> },
 ): Promise<boolean> {
-  const where = { ...liveAttempt(attempt), stage: 'post' };
-  if (args.status !== 'completed') return endJobRun(db, where, args);
   return db.knex.transaction(async (trx) => {
-    if (!(await endJobRun({ ...db, knex: trx }, where, args))) return false;
+    if (!(await endJobRun({ knex: trx, adapter: db.adapter }, attempt, { stage: 'post' }, args))) return false;
+    if (args.status !== 'completed') return true;
     const run = (await trx('job_runs').select('job_name', 'run_key').where({ id: attempt.id }).first()) as { job_name: string; run_key: string };
     await moveSourceMark({ knex: trx, adapter: db.adapter }, { jobName: run.job_name, runKey: run.run_key, now: args.now });
     return true;
@@ -144,18 +204,24 @@ export function completePostedJobRun(
 /**
  * Completes a run key left `needs_review` once an operator has resolved its last open ledger
  * item (`idem review --mark-posted`): `completed`, finished now; its counts stay as the run wrote
- * them; its source mark moves.
+ * them; its source mark moves; its latest recorded attempt becomes `completed`, `ended_by` the
+ * operator's command (its exit code stays the one its process ended with).
+ * @param args.by who resolved it, for example `idem review --mark-posted 536365 (alice)`.
  * @returns whether this call completed it (false: the run key is not in `needs_review`).
  */
-export async function completeReviewedJobRun(db: Database, args: { jobName: string; runKey: string; now: string }): Promise<boolean> {
+export async function completeReviewedJobRun(db: Queryable, args: { jobName: string; runKey: string; by: string; now: string }): Promise<boolean> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
   return db.knex.transaction(async (trx) => {
+    const q = { knex: trx, adapter: db.adapter };
     const updated = await trx('job_runs')
       .where({ job_name: args.jobName, run_key: args.runKey, status: 'needs_review' })
       .update({ status: 'completed', updated_at: now, finished_at: now });
+    if (updated !== 1) return false;
+    const run = (await findJobRun(q, args.jobName, args.runKey))!;
+    await endRecordedAttempt(q, { id: run.id, attempt: run.attempts }, { status: 'completed', at: now, endedBy: args.by }, ['needs_review']);
     // With the run, its source mark (see `completePostedJobRun`).
-    if (updated === 1) await moveSourceMark({ knex: trx, adapter: db.adapter }, args);
-    return updated === 1;
+    await moveSourceMark(q, args);
+    return true;
   });
 }
 

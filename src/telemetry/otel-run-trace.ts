@@ -1,7 +1,7 @@
 import { context, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { redactSecrets } from '../text/redact-secrets.ts';
 import type { RunInstruments } from './run-instruments.ts';
-import type { RunEnd, RunStart, RunTrace } from './telemetry.ts';
+import type { RunEnd, RunStart, RunTrace, WorkStart } from './telemetry.ts';
 
 /** The stages whose counts, when written, end a span of their name. */
 const STAGE_SPANS: ReadonlySet<string> = new Set(['extract', 'stage', 'upsert', 'reconcile']);
@@ -33,8 +33,30 @@ function numbers(counts: unknown): Record<string, number> {
   return out;
 }
 
+/** The root of a trace: a run's (`run <pipeline>`) or an `idem work` session's (`work <pipeline>`). */
+export interface TraceRoot {
+  readonly name: string;
+  readonly pipeline: string;
+  readonly runKey: string;
+  /** The root span's own attributes, besides pipeline and run key. */
+  readonly attributes: Attributes;
+  readonly dryRun: boolean;
+  /** A run's trace counts the run (`idem.runs`, `idem.run.duration`); a worker's does not. */
+  readonly isRun: boolean;
+}
+
+/** The root of a run's trace. */
+export function runRoot(run: RunStart): TraceRoot {
+  return { name: `run ${run.pipeline}`, pipeline: run.pipeline, runKey: run.runKey, attributes: { 'idem.run_id': run.runId, 'idem.triggered_by': run.triggeredBy, 'idem.dry_run': run.dryRun }, dryRun: run.dryRun, isRun: true };
+}
+
+/** The root of an `idem work` session's trace. */
+export function workRoot(work: WorkStart): TraceRoot {
+  return { name: `work ${work.pipeline}`, pipeline: work.pipeline, runKey: work.runKey, attributes: { 'idem.worker': work.worker }, dryRun: false, isRun: false };
+}
+
 /**
- * One run's trace and metrics (see `RunTrace`). Its spans are made from what the run already
+ * One run's trace and metrics (see `RunTrace`), or an `idem work` session's (its post stage only). Its spans are made from what the run already
  * reports: a stage's span ends when the stage writes its counts and starts `ms` earlier when
  * the counts say how long it took (`stage`, `upsert`: extract and stage are one streamed pass,
  * so their spans start together), else where the previous one ended. A destination pass's span
@@ -45,6 +67,7 @@ export class OtelRunTrace implements RunTrace {
   readonly #instruments: RunInstruments;
   readonly #root: Span;
   readonly #dryRun: boolean;
+  readonly #isRun: boolean;
   /** Attributes of every span: pipeline, run key, and the attempt once known. */
   readonly #common: Record<string, string | number>;
   readonly #metricAttributes: Attributes;
@@ -57,17 +80,14 @@ export class OtelRunTrace implements RunTrace {
   /** The destinations' base URLs, for the request latency. */
   readonly destinations: { readonly name: string; readonly url: string }[] = [];
 
-  constructor(tracer: Tracer, instruments: RunInstruments, run: RunStart) {
+  constructor(tracer: Tracer, instruments: RunInstruments, root: TraceRoot) {
     this.#tracer = tracer;
     this.#instruments = instruments;
-    this.#dryRun = run.dryRun;
-    this.#common = { 'idem.pipeline': run.pipeline, 'idem.run_key': run.runKey };
-    this.#metricAttributes = { 'idem.pipeline': run.pipeline };
-    this.#root = tracer.startSpan(`run ${run.pipeline}`, {
-      root: true,
-      startTime: this.#mark,
-      attributes: { ...this.#common, 'idem.run_id': run.runId, 'idem.triggered_by': run.triggeredBy, 'idem.dry_run': run.dryRun },
-    });
+    this.#dryRun = root.dryRun;
+    this.#isRun = root.isRun;
+    this.#common = { 'idem.pipeline': root.pipeline, 'idem.run_key': root.runKey };
+    this.#metricAttributes = { 'idem.pipeline': root.pipeline };
+    this.#root = tracer.startSpan(root.name, { root: true, startTime: this.#mark, attributes: { ...this.#common, ...root.attributes } });
   }
 
   /** The pipeline's name, for the metrics recorded outside the run (request latency). */
@@ -91,6 +111,10 @@ export class OtelRunTrace implements RunTrace {
   }
 
   attemptStarted(attempt: number): void {
+    // A worker joining a newer attempt: the post counts it reports start again from nothing.
+    this.#post?.end();
+    this.#post = undefined;
+    this.#postSoFar = new Map();
     this.#common['idem.attempt'] = attempt;
     this.#root.setAttribute('idem.attempt', attempt);
     this.#mark = nowMs();
@@ -152,8 +176,10 @@ export class OtelRunTrace implements RunTrace {
     const { outcome, exitCode, durationMs, counts } = run;
     const attributes = this.#metricAttributes;
     const i = this.#instruments;
-    i.runs.add(1, { ...attributes, 'idem.outcome': outcome, 'process.exit.code': exitCode });
-    i.runDuration.record(durationMs / 1000, { ...attributes, 'idem.outcome': outcome });
+    if (this.#isRun) {
+      i.runs.add(1, { ...attributes, 'idem.outcome': outcome, 'process.exit.code': exitCode });
+      i.runDuration.record(durationMs / 1000, { ...attributes, 'idem.outcome': outcome });
+    }
     // A dry run writes and sends nothing: its counts are a plan, not rows moved.
     if (this.#dryRun) return;
     const add = (counter: typeof i.rowsRead, value: unknown, extra: Attributes = {}): void => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { OtlpProtocol, TelemetrySettings } from '../config/telemetry-settings.ts';
 import { redactSecrets } from '../text/redact-secrets.ts';
 import { recordDestinationRequests } from './destination-request-latency.ts';
-import { OtelRunTrace } from './otel-run-trace.ts';
+import { OtelRunTrace, runRoot, workRoot, type TraceRoot } from './otel-run-trace.ts';
 import { createRunInstruments } from './run-instruments.ts';
 import type { RunTrace, Telemetry } from './telemetry.ts';
 
@@ -106,34 +106,38 @@ export async function startTelemetry(settings: TelemetrySettings, options: { rea
   };
   const noTrace: RunTrace = { sendsTo: () => undefined, lockAttempted: () => undefined, attemptStarted: () => undefined, countsRecorded: () => undefined, end: () => undefined };
 
+  /** Starts a trace with this root (a run's or a worker's), every call guarded. */
+  const startTrace = (root: () => TraceRoot): RunTrace => {
+    let runTrace: OtelRunTrace | undefined;
+    guarded(() => {
+      runTrace = new OtelRunTrace(tracer, instruments, root());
+      runs.add(runTrace);
+    });
+    if (!runTrace) return noTrace;
+    const trace = runTrace;
+    return {
+      sendsTo: (destination) => guarded(() => trace.sendsTo(destination)),
+      lockAttempted: (waitedMs, acquired) => guarded(() => trace.lockAttempted(waitedMs, acquired)),
+      attemptStarted: (attempt) => guarded(() => trace.attemptStarted(attempt)),
+      countsRecorded: (stage, counts) => guarded(() => trace.countsRecorded(stage, counts)),
+      end: (ended) => {
+        runs.delete(trace);
+        guarded(() => trace.end(ended));
+      },
+    };
+  };
+
   return {
-    startRun(run) {
-      let runTrace: OtelRunTrace | undefined;
-      guarded(() => {
-        runTrace = new OtelRunTrace(tracer, instruments, run);
-        runs.add(runTrace);
-      });
-      if (!runTrace) return noTrace;
-      const trace = runTrace;
-      return {
-        sendsTo: (destination) => guarded(() => trace.sendsTo(destination)),
-        lockAttempted: (waitedMs, acquired) => guarded(() => trace.lockAttempted(waitedMs, acquired)),
-        attemptStarted: (attempt) => guarded(() => trace.attemptStarted(attempt)),
-        countsRecorded: (stage, counts) => guarded(() => trace.countsRecorded(stage, counts)),
-        end: (ended) => {
-          runs.delete(trace);
-          guarded(() => trace.end(ended));
-        },
-      };
-    },
-    commandFailed({ pipeline, outcome, exitCode, error }) {
+    startRun: (run) => startTrace(() => runRoot(run)),
+    startWork: (work) => startTrace(() => workRoot(work)),
+    commandFailed({ pipeline, outcome, exitCode, error, command = 'run' }) {
       guarded(() => {
         const attributes = { 'idem.pipeline': pipeline, 'idem.outcome': outcome, 'process.exit.code': exitCode };
-        const span = tracer.startSpan(`run ${pipeline}`, { root: true, attributes });
+        const span = tracer.startSpan(`${command} ${pipeline}`, { root: true, attributes });
         span.recordException({ name: error.name, message: redactSecrets(error.message) });
         span.setStatus({ code: SpanStatusCode.ERROR, message: redactSecrets(error.message) });
         span.end();
-        instruments.runs.add(1, attributes);
+        if (command === 'run') instruments.runs.add(1, attributes);
       });
     },
     async shutdown() {

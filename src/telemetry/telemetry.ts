@@ -10,6 +10,14 @@ export interface RunStart {
   readonly dryRun: boolean;
 }
 
+/** What an `idem work` session's trace starts with (see `Telemetry.startWork`). */
+export interface WorkStart {
+  readonly pipeline: string;
+  readonly runKey: string;
+  /** The worker's `claimed_by` name (`worker <uuid>, pid N on HOST`). */
+  readonly worker: string;
+}
+
 /** How a run ended, as its summary line says it. */
 export interface RunEnd {
   readonly outcome: Outcome;
@@ -49,10 +57,19 @@ export interface Telemetry {
   /** Starts the trace of one run. */
   startRun(run: RunStart): RunTrace;
   /**
-   * Records a command that ended with an error outside any run (its database unreachable, its
-   * pipeline not loaded): a failed root span and the `idem.runs` point with its outcome and exit code.
+   * Starts the trace of one `idem work` session (`work <pipeline>`): a `post` span per attempt it
+   * joins, with a span per destination pass under it, like a run's post stage; at its end the
+   * posts it settled (`idem.posts`). The request latency is recorded as a run's. It counts no run
+   * (`idem.runs`): the run it helps counts itself. `lockAttempted` is never called (a worker takes
+   * no lock); `attemptStarted` says which attempt it joins, again when a new one replaces it.
    */
-  commandFailed(command: { readonly pipeline: string; readonly outcome: Outcome; readonly exitCode: number; readonly error: Error }): void;
+  startWork(work: WorkStart): RunTrace;
+  /**
+   * Records a command that ended with an error outside any run (its database unreachable, its
+   * pipeline not loaded): a failed root span (`run <pipeline>`, or `work <pipeline>` for `idem work`)
+   * and, for a run, the `idem.runs` point with its outcome and exit code.
+   */
+  commandFailed(command: { readonly pipeline: string; readonly outcome: Outcome; readonly exitCode: number; readonly error: Error; readonly command?: 'run' | 'work' }): void;
   /**
    * Exports what is left and stops, within `TELEMETRY_FLUSH_MS` whatever the collector does
    * (down, slow, refusing); what is not exported by then is lost. Never throws.

@@ -101,7 +101,7 @@ export function createUiApp(ctx: UiContext, options: { token?: string; allowedHo
   app.get('/run', async (c) => {
     const jobName = c.req.query('pipeline') ?? '';
     const runKey = c.req.query('key') ?? '';
-    const body = await runView(ctx, { jobName, runKey, quarantinePage: pageNumber(c.req.query('q')), ledgerPage: pageNumber(c.req.query('l')) });
+    const body = await runView(ctx, { jobName, runKey, attemptsPage: pageNumber(c.req.query('a')), quarantinePage: pageNumber(c.req.query('q')), ledgerPage: pageNumber(c.req.query('l')) });
     if (body === undefined) return c.html(layout({ title: 'No such run', here: '', database, body: html`<p class="empty">${jobName} has no run for run key ${runKey}</p>` }), 404);
     return page(c, `${jobName} ${runKey}`, '/pipelines', body);
   });

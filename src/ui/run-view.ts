@@ -1,43 +1,49 @@
 import { countLedgerItems, selectUnpostedItems } from '../ledger/ledger-reports.ts';
 import { countQuarantine, listQuarantine } from '../quarantine/quarantine-queries.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
+import { listRecordedAttempts } from '../runs/job-run-attempts-queries.ts';
+import { attemptRows } from './attempt-rows.ts';
 import { badge, runState } from './run-state.ts';
 import { stageCounts, stageDurations, summaryLine } from './run-summary.ts';
 import { stageChart } from './stage-chart.ts';
 import { PAGE_SIZE, type UiContext } from './ui-context.ts';
 import { html, type Html } from './ui-html.ts';
-import { duration, href, instant, pager, runHref } from './ui-layout.ts';
+import { href, pager, runHref } from './ui-layout.ts';
 
 /**
- * One run key of a pipeline: its attempts (job_runs keeps the latest attempt's details and counts
- * the others, those that died among them), its stages' counts and durations, its summary line,
- * its quarantined rows and its ledger items not posted, each list {@link PAGE_SIZE} a page.
+ * One run key of a pipeline: its recorded attempts, newest first (`job_run_attempts`: who started
+ * each and how it ended, see `attemptRows`; no-ops among them), the latest attempt's error where
+ * no recorded attempt shows it (an attempt from before idem recorded them), its
+ * stages' counts and durations, its summary line, its quarantined rows and its ledger items not
+ * posted, each list {@link PAGE_SIZE} a page.
  * @returns undefined when the run key has no run.
  */
-export async function runView(ctx: UiContext, args: { jobName: string; runKey: string; quarantinePage: number; ledgerPage: number }): Promise<Html | undefined> {
+export async function runView(ctx: UiContext, args: { jobName: string; runKey: string; attemptsPage: number; quarantinePage: number; ledgerPage: number }): Promise<Html | undefined> {
   const { jobName, runKey } = args;
   const run = await findJobRun(ctx.db, jobName, runKey);
   if (run === undefined) return undefined;
   const state = await runState(ctx, run);
-  const ended =
-    run.status === 'started'
-      ? state.state === 'dead' ? `not recorded: it died (${state.why})` : 'still running'
-      : run.status === 'failed' ? 'failed' : run.status === 'needs_review' ? 'done; ledger items need an operator' : 'completed';
-  const earlier = run.attempts - 1;
+  const attempts = await listRecordedAttempts(ctx.db, { jobRunId: run.id, limit: PAGE_SIZE + 1, offset: (args.attemptsPage - 1) * PAGE_SIZE });
+  const shown = attempts.slice(0, PAGE_SIZE);
+  // On the last page: attempts made before idem recorded them (job_runs counted them only).
+  const oldestRecorded = Math.min(run.attempts + 1, ...shown.map((a) => a.attempt ?? Infinity));
+  const unrecorded = attempts.length > PAGE_SIZE ? 0 : oldestRecorded - 1;
   const quarantined = await countQuarantine(ctx.db, { jobName, runKey });
   const quarantine = await listQuarantine(ctx.db, { jobName, runKey, limit: PAGE_SIZE + 1, offset: (args.quarantinePage - 1) * PAGE_SIZE });
   const ledger = await countLedgerItems(ctx.db, { jobName, runKey });
   const unposted = await selectUnpostedItems(ctx.db, { jobName, runKey, limit: PAGE_SIZE + 1, offset: (args.ledgerPage - 1) * PAGE_SIZE });
   const unpostedTotal = Object.entries(ledger).filter(([status]) => status !== 'posted' && status !== 'superseded').reduce((sum, [, n]) => sum + (n ?? 0), 0);
-  const link = (params: { q?: number; l?: number }) => `${runHref(jobName, runKey)}&${new URLSearchParams({ q: String(params.q ?? args.quarantinePage), l: String(params.l ?? args.ledgerPage) })}`;
+  const link = (params: { a?: number; q?: number; l?: number }) =>
+    `${runHref(jobName, runKey)}&${new URLSearchParams({ a: String(params.a ?? args.attemptsPage), q: String(params.q ?? args.quarantinePage), l: String(params.l ?? args.ledgerPage) })}`;
   return html`<p><a href="${href(`/pipelines/${encodeURIComponent(jobName)}`, {})}">${jobName}</a> · run key <b>${runKey}</b> ${badge(state.state, state.why)}</p>
-<section class="card">
-<h2>Attempts</h2>
-<table class="attempts"><thead><tr><th>attempt</th><th>triggered by</th><th>started</th><th>finished</th><th>duration</th><th>how it ended</th></tr></thead><tbody>
-<tr><td>${run.attempts} (latest)</td><td>${run.triggeredBy}</td><td>${instant(run.startedAt)}</td><td>${instant(run.finishedAt)}</td><td>${run.finishedAt ? duration(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-'}</td><td>${ended}</td></tr>
-${earlier > 0 ? html`<tr><td>1–${earlier}</td><td colspan="5" class="meta">${earlier} earlier attempt(s)${run.diedAttempts > 0 ? `, ${run.diedAttempts} of them died without recording their end (killed, host lost, or lock lost)` : ', each recorded its end'}; job_runs keeps the latest attempt's details</td></tr>` : ''}
+<section class="card" id="attempts">
+<h2>Attempts (${run.attempts}${run.diedAttempts > 0 ? `, ${run.diedAttempts} died` : ''})</h2>
+<table class="attempts"><thead><tr><th>attempt</th><th>triggered by</th><th>started</th><th>ended</th><th>duration</th><th>how it ended</th><th>exit</th></tr></thead><tbody>
+${attemptRows(run, shown, state)}
+${unrecorded > 0 ? html`<tr><td>1–${unrecorded}</td><td colspan="6" class="meta">made before idem recorded each attempt: job_runs counts them only</td></tr>` : ''}
 </tbody></table>
-${run.error ? html`<h3>Error</h3><pre class="error">${run.error}</pre>` : ''}
+${pager({ page: args.attemptsPage, hasMore: attempts.length > PAGE_SIZE, link: (a) => `${link({ a })}#attempts`, what: 'attempts' })}
+${run.error && !shown.some((a) => a.attempt === run.attempts) ? html`<h3>Error</h3><pre class="error">${run.error}</pre>` : ''}
 </section>
 <section class="card">
 <h2>Stages</h2>

@@ -35,6 +35,9 @@ ${['completed', 'noop', 'failed', 'needs_review', 'running', 'dead', 'missing', 
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 9px; font-size: 12px; color: #fff; white-space: nowrap; }
 .badge.s-missing, .badge.s-none, .badge.s-not_yet, .badge.s-noop { color: var(--fg); border: 1px solid var(--line); }
 .pager { display: flex; gap: 1rem; margin: .5rem 0; }
+.attempts code.command { color: var(--muted); overflow-wrap: anywhere; }
+.attempts pre.attempt-error, .attempts details { margin-top: .25rem; }
+.attempts summary { cursor: pointer; }
 .flag { color: var(--dead); font-weight: 600; }
 .empty { color: var(--muted); font-style: italic; }
 form.login { max-width: 22rem; margin: 4rem auto; }

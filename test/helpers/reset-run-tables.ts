@@ -1,7 +1,7 @@
 import type { Database } from '../../src/db/database.ts';
 
 /** Tables a run of a pipeline writes, besides its own staging and target tables. */
-const FRAMEWORK_TABLES = ['post_ledger', 'job_runs', 'quarantine', 'app_locks'];
+const FRAMEWORK_TABLES = ['post_ledger', 'job_run_attempts', 'job_runs', 'quarantine', 'app_locks'];
 
 /**
  * Empties a migrated test database between test cases (cheaper than a new database per case,

@@ -6,7 +6,7 @@ import { setUpExampleProject, type ExampleProject } from '../helpers/example-pro
 import { editedFixture } from '../helpers/fixtures.ts';
 import { runCli, summaryOf } from '../helpers/run-cli.ts';
 
-const TABLES = ['job_runs', 'post_ledger', 'quarantine', 'online_retail_invoices', 'stg_online_retail_invoices', 'app_locks'];
+const TABLES = ['job_runs', 'job_run_attempts', 'post_ledger', 'quarantine', 'online_retail_invoices', 'stg_online_retail_invoices', 'app_locks'];
 
 describeEachDialect('idem run --dry-run', (dialect) => {
   let project: ExampleProject;

@@ -152,7 +152,7 @@ describeOneDialect('an incremental HTTP source: only what changed since the last
     expect(await mark()).toMatchObject({ mark: FIRST_MARK, pendingMark: '2026-12-04T00:00:00.000Z', pendingRunKey: '2026-12-04' });
 
     // The review resolved: the run key is completed, and its mark moves with it.
-    expect(await completeReviewedJobRun(db, { jobName: PIPELINE, runKey: '2026-12-04', now })).toBe(true);
+    expect(await completeReviewedJobRun(db, { jobName: PIPELINE, runKey: '2026-12-04', by: 'idem review --mark-posted (test)', now })).toBe(true);
     expect(await mark()).toMatchObject({ mark: '2026-12-04T00:00:00.000Z', runKey: '2026-12-04', pendingMark: null });
 
     // A run key completed after another recorded its pending mark does not take that one.

@@ -51,11 +51,11 @@ describeEachDialect('idem prune and idem quarantine', (dialect) => {
     expect(stagedLeftovers).toBeGreaterThan(0);
 
     const later = { IDEM_NOW: new Date(Date.now() + 2 * 86_400_000).toISOString() };
-    const expected = { jobRuns: 1, quarantine: 2, ledger: 1, staging: { 'online-retail-invoices': stagedLeftovers, 'online-retail-products': 0 } };
+    const expected = { jobRuns: 1, jobRunAttempts: 2, quarantine: 2, ledger: 1, staging: { 'online-retail-invoices': stagedLeftovers, 'online-retail-products': 0 } };
     const dry = await runCli(['prune', '--older-than', '1d', '--dry-run'], { ...env, ...later });
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout.trim().split('\n').at(-1)!)).toEqual({ dryRun: true, ...expected });
-    expect([await count(db, 'job_runs'), await count(db, 'quarantine'), await count(db, 'post_ledger')]).toEqual([4, 2, ledgerRows]);
+    expect([await count(db, 'job_runs'), await count(db, 'job_run_attempts'), await count(db, 'quarantine'), await count(db, 'post_ledger')]).toEqual([4, 5, 2, ledgerRows]);
 
     const real = await runCli(['prune', '--older-than', '1d'], { ...env, ...later });
     expect(JSON.parse(real.stdout.trim().split('\n').at(-1)!)).toEqual({ dryRun: false, ...expected });
@@ -63,13 +63,15 @@ describeEachDialect('idem prune and idem quarantine', (dialect) => {
       '2010-12-02 failed', '2010-12-03 failed', '2010-12-05 completed',
     ]);
     expect([await count(db, 'quarantine'), await count(db, 'post_ledger'), await count(db, 'stg_online_retail_invoices')]).toEqual([0, ledgerRows - 1, 0]);
+    // The pruned run's two attempts went with it; the other runs keep theirs.
+    expect((await db.knex('job_run_attempts').select('run_key').orderBy('run_key')).map((r: any) => r.run_key)).toEqual(['2010-12-02', '2010-12-03', '2010-12-05']);
     // Nothing a rerun needs was pruned: the newest posted version of every invoice is still there.
     const posts = sandbox.state.postRequests;
     expect((await run('2010-12-01', { IDEM_SOURCE_DIR: changed })).code).toBe(0);
     expect(sandbox.state.postRequests).toBe(posts);
 
     // Nothing is old enough a day from now (not counting the idempotency window).
-    expect(JSON.parse((await runCli(['prune', '--older-than', '30d'], env)).stdout.trim().split('\n').at(-1)!)).toMatchObject({ jobRuns: 0, quarantine: 0, ledger: 0 });
+    expect(JSON.parse((await runCli(['prune', '--older-than', '30d'], env)).stdout.trim().split('\n').at(-1)!)).toMatchObject({ jobRuns: 0, jobRunAttempts: 0, quarantine: 0, ledger: 0 });
     expect((await runCli(['prune', '--older-than', '90x'], env)).stderr).toContain('--older-than must be a whole number of days or hours, like 90d or 36h (got "90x")');
   });
 

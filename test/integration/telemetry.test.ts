@@ -10,8 +10,8 @@ import { setUpExampleProject, type ExampleProject } from '../helpers/example-pro
 import { fixtureLines } from '../helpers/fixtures.ts';
 import { startOtlpReceiver, type ReceivedPoint, type ReceivedSpan } from '../helpers/otlp-receiver.ts';
 import { readInvoices } from '../helpers/read-target.ts';
-import { PROJECT_DIR, runCli, summaryOf } from '../helpers/run-cli.ts';
-import { DESTINATION } from '../helpers/sandbox.ts';
+import { PROJECT_DIR, runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { DESTINATION, destinationsEnv } from '../helpers/sandbox.ts';
 
 // Telemetry reads no SQL of its own: the run's spans and metrics come from what every dialect's run
 // reports alike, so SQLite is enough here (the stages themselves are tested on every dialect).
@@ -137,6 +137,58 @@ describe('OpenTelemetry out of the CLI (OTLP/HTTP to a receiver on loopback)', (
     expect(pointOf(points, 'idem.rows.read', { 'idem.pipeline': PIPELINE }).value).toBe(SOURCE_ROWS);
   });
 
+  it('exports one trace per idem work session, with its destination passes, the posts it settled and its request latency', async () => {
+    // The run exports nothing here: every span and point the receiver gets is the worker's. 100 ms a
+    // request at concurrency 2: the worker (it looks every 50 ms) joins long before the run ends.
+    project.sandbox.configure({ latencyMs: 100 });
+    const { OTEL_EXPORTER_OTLP_ENDPOINT: _endpoint, ...withoutOtel } = otel;
+    const slow = { IDEM_DESTINATIONS: destinationsEnv(project.sandbox, { http: { concurrency: 2 } }) };
+    const worker = startCli(['work', PIPELINE, '--run-key', DATE, '--poll-ms', '50', '--wait-ms', '60000'], { ...otel, ...slow });
+    const ran = await run({ ...withoutOtel, ...slow });
+    const worked = await worker.done;
+    expect([ran.code, worked.code], worked.stderr).toEqual([0, 0]);
+    const summary = summaryOf(worked);
+    const share = summary.counts.post[DESTINATION];
+    expect(share.posted).toBeGreaterThan(0);
+    expect(share.posted).toBeLessThan(project.sandbox.state.records().length);
+
+    const spans = receiver.spans();
+    expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
+    const root = byName(spans, `work ${PIPELINE}`);
+    expect(root.parentSpanId).toBeUndefined();
+    expect(root.resource).toMatchObject({ 'service.name': 'nightly-etl' });
+    expect(root.attributes).toMatchObject({ 'idem.pipeline': PIPELINE, 'idem.run_key': DATE, 'idem.attempt': 1, 'idem.worker': summary.worker, 'idem.outcome': 'completed', 'process.exit.code': 0 });
+    const post = byName(spans, 'post');
+    expect(post.parentSpanId).toBe(root.spanId);
+    const passes = spans.filter((s) => s.name === `post ${DESTINATION}`);
+    expect(passes.length).toBeGreaterThan(0);
+    for (const pass of passes) {
+      expect(pass.parentSpanId).toBe(post.spanId);
+      expect(pass.attributes).toMatchObject({ 'idem.pipeline': PIPELINE, 'idem.run_key': DATE, 'idem.attempt': 1, 'idem.destination': DESTINATION, 'idem.strategy': 'idempotency-key' });
+    }
+    expect(passes.reduce((sum, p) => sum + Number(p.attributes['idem.post.posted']), 0)).toBe(share.posted);
+    expect(spans.map((s) => s.name).sort()).toEqual(['post', ...passes.map(() => `post ${DESTINATION}`), `work ${PIPELINE}`].sort());
+
+    const points = receiver.points();
+    expect(pointOf(points, 'idem.posts', { 'idem.pipeline': PIPELINE, 'idem.destination': DESTINATION, 'idem.post.outcome': 'posted' }).value).toBe(share.posted);
+    expect(pointOf(points, 'idem.posts', { 'idem.post.outcome': 'failed' }).value).toBe(0);
+    // A worker counts no run: the run it helped counts itself.
+    expect(points.filter((p) => p.metric === 'idem.runs' || p.metric === 'idem.run.duration')).toEqual([]);
+    // Every request the worker sent, and only those, is in its latency histogram.
+    const latency = points.filter((p) => p.metric === 'idem.destination.request.duration');
+    expect(latency.every((p) => p.attributes['idem.destination'] === DESTINATION && p.attributes['http.response.status_code'] === 201)).toBe(true);
+    expect(latency.reduce((sum, p) => sum + p.count!, 0)).toBe(share.attempts);
+  });
+
+  it('records an idem work that fails before it starts (database unreachable: exit 75) as a failed work span, no run', async () => {
+    const result = await runCli(['work', PIPELINE, '--run-key', DATE], { ...otel, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/idem` });
+    expect(result.code).toBe(75);
+    const root = byName(receiver.spans(), `work ${PIPELINE}`);
+    expect(root.attributes).toMatchObject({ 'idem.pipeline': PIPELINE, 'idem.outcome': 'unavailable', 'process.exit.code': 75 });
+    expect(root.status.code).toBe(2);
+    expect(receiver.points().filter((p) => p.metric === 'idem.runs')).toEqual([]);
+  });
+
   it('records a command that fails before its run (database unreachable: exit 75)', async () => {
     const result = await run({ ...otel, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/idem` });
     expect(result.code).toBe(75);
@@ -177,6 +229,13 @@ describe('telemetry never costs a run', () => {
     const port = await closedPort();
     expect((await run({ ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: withEndpoint, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` }, '--force')).code).toBe(0);
     expect(readFileSync(withEndpoint, 'utf8')).toMatch(/@opentelemetry\/sdk-trace/);
+    // idem work too: it waits for a run key that is completed, and ends at once.
+    const workWithout = path.join(dir, 'work-without.txt');
+    expect((await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWithout })).code).toBe(0);
+    expect(existsSync(workWithout) ? readFileSync(workWithout, 'utf8') : '').toBe('');
+    const workWith = path.join(dir, 'work-with.txt');
+    expect((await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWith, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })).code).toBe(0);
+    expect(readFileSync(workWith, 'utf8')).toMatch(/@opentelemetry\/sdk-trace/);
   });
 
   it('a collector that is down loses the telemetry, not the run (nothing listens on the endpoint)', async () => {
@@ -196,6 +255,10 @@ describe('telemetry never costs a run', () => {
       const result = await run({ ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
       expect([result.code, summaryOf(result).outcome]).toEqual([0, 'completed']);
       expect(result.logs.filter((line) => line.telemetry === 'otlp').map((line) => line.msg)).toContainEqual(expect.stringMatching(`not all exported within ${TELEMETRY_FLUSH_MS} ms`));
+      // idem work is bounded the same way.
+      const work = await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+      expect([work.code, summaryOf(work).outcome]).toEqual([0, 'completed']);
+      expect(work.logs.filter((line) => line.telemetry === 'otlp').map((line) => line.msg)).toContainEqual(expect.stringMatching(`not all exported within ${TELEMETRY_FLUSH_MS} ms`));
     } finally {
       silent.closeAllConnections();
       silent.close();

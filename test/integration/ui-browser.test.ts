@@ -14,6 +14,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const PIPELINE = 'online-retail-invoices';
 /** Hostile text in a source field: rendered as text, it runs nothing. */
 const HOSTILE_DESCRIPTION = '<script>window.__pwned=1</script><img src=x onerror=window.__pwned=2>';
+/** A scheduler's identity (IDEM_TRIGGERED_BY), with markup in it: the page shows it as text. */
+const SCHEDULER = 'airflow <b>nightly_sync</b>';
 /** Set to a directory (docs) to save one screenshot per view there. */
 const SCREENSHOTS = process.env.IDEM_UI_SCREENSHOTS;
 
@@ -59,10 +61,12 @@ describe.skipIf(!existsSync(CHROMIUM))(`idem ui in chromium${existsSync(CHROMIUM
       viewport: { width: 1100, height: 720 },
     });
     page = browser.pages()[0] ?? (await browser.newPage());
-    // A completed day; a failed day whose bad line (with a hostile description) is quarantined.
+    // A completed day; a failed day: a first attempt a scheduler started failed before it staged
+    // anything, a second one failed on a bad line (with a hostile description), which it quarantined.
     expect((await runCli(['run', PIPELINE, '--date', '2010-12-01'], project.env)).code).toBe(0);
+    expect((await runCli(['run', PIPELINE, '--date', '2010-12-02'], { ...project.env, IDEM_TRIGGERED_BY: SCHEDULER, IDEM_FAILPOINTS: 'before-stage=fail' })).code).toBe(1);
     const broken = editedFixture('2010-12-02', (line, n) => (n === 7 ? line.replace(/^(\d+,\w+,)[^,]*,\d+,/, `$1${HOSTILE_DESCRIPTION},seven,`) : line));
-    expect((await runCli(['run', PIPELINE, '--date', '2010-12-02'], { ...project.env, IDEM_SOURCE_DIR: broken })).code).toBe(1);
+    expect((await runCli(['run', PIPELINE, '--date', '2010-12-02', '--triggered-by', 'ops-alice'], { ...project.env, IDEM_SOURCE_DIR: broken })).code).toBe(1);
     // An item whose outcome the destination left unknown, with hostile text in its last error.
     await project.db.knex('post_ledger').where({ source_reference: '536365' }).update({ status: 'review', last_error: `HTTP 504 after apply: ${HOSTILE_DESCRIPTION}` });
     await project.db.knex('job_runs').where({ job_name: PIPELINE, run_key: '2010-12-01' }).update({ status: 'needs_review' });
@@ -129,8 +133,17 @@ describe.skipIf(!existsSync(CHROMIUM))(`idem ui in chromium${existsSync(CHROMIUM
     expect(cells[3]).toContain(HOSTILE_DESCRIPTION);
     await expect(page.locator('main script, main img').count()).resolves.toBe(0);
     await expect(page.evaluate(() => (window as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
-    await expect(page.locator('table.attempts').innerText()).resolves.toMatch(/1 \(latest\).*failed/s);
-    await expect(page.locator('pre.error').innerText()).resolves.toContain('Quantity');
+    // Its attempts, newest first: who started each (the scheduler's name as text), and how each ended.
+    const attempts = page.locator('table.attempts tr.attempt');
+    await expect(attempts.evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-attempt'), r.getAttribute('data-status')]))).resolves.toEqual([['2', 'failed'], ['1', 'failed']]);
+    const [latest, first] = (await attempts.allInnerTexts()) as [string, string];
+    expect(latest).toMatch(/^2 \(latest\)\s+ops-alice\s+\S+@\S+ · pid \d+\s+idem run online-retail-invoices --date 2010-12-02 --triggered-by ops-alice/);
+    expect(latest).toContain('Quantity: expected an integer');
+    expect(latest).toMatch(/\s1$/);
+    expect(first).toMatch(/^1\s+airflow <b>nightly_sync<\/b>\s/);
+    expect(first).toContain('failpoint before-stage fired');
+    await expect(page.locator('table.attempts b b').count()).resolves.toBe(0);
+    await expect(page.locator('section#attempts h2').innerText()).resolves.toBe('Attempts (2)');
     await screenshot(page, 'run');
   });
 

@@ -9,13 +9,13 @@ import { triggeredBy } from '../triggered-by.ts';
 import { withTelemetry } from '../with-telemetry.ts';
 
 /** `idem backfill PIPELINE --from D --to D`: each business date in order; how the dates ended (see `runDates`). */
-export async function backfillCommand(name: string, options: { from: string; to: string; triggeredBy?: string; heartbeatUrl?: string }): Promise<Outcome> {
+export async function backfillCommand(name: string, options: { from: string; to: string; triggeredBy?: string; heartbeatUrl?: string; commandLine?: string }): Promise<Outcome> {
   const dates = businessDatesBetween(parseBusinessDate(options.from, '--from'), parseBusinessDate(options.to, '--to'));
   const config = loadConfig();
   return withTelemetry(config, name, async (telemetry) => {
     const pipeline = await loadPipeline(config.projectDir, name);
     const heartbeatUrl = options.heartbeatUrl ?? config.heartbeats[pipeline.name];
-    const request = { pipeline, triggeredBy: triggeredBy(options.triggeredBy), ...(heartbeatUrl ? { heartbeatUrl } : {}) };
+    const request = { pipeline, triggeredBy: triggeredBy(options.triggeredBy, config), ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }), ...(heartbeatUrl ? { heartbeatUrl } : {}) };
     return withSession(async (session) => (await runDates({ ...session, failpoints: new Failpoints(config.failpoints), ...(telemetry ? { telemetry } : {}) }, request, dates)).outcome, { config });
   });
 }

@@ -13,14 +13,14 @@ import { triggeredBy } from '../triggered-by.ts';
  * after a fix. A listing shows the first `--limit` rows (default 1000); when there are more, it
  * says so and how to see the rest (after the table; with `--json`, on stderr, so stdout stays JSON).
  */
-export async function quarantineCommand(name: string, options: { runKey?: string; replay?: boolean; json?: boolean; triggeredBy?: string; limit?: number }): Promise<Outcome> {
+export async function quarantineCommand(name: string, options: { runKey?: string; replay?: boolean; json?: boolean; triggeredBy?: string; limit?: number; commandLine?: string }): Promise<Outcome> {
   const config = loadConfig();
   const pipeline = await loadPipeline(config.projectDir, name);
   if (options.replay && options.runKey === undefined) throw new UsageError('--replay needs --run-key <run key>');
   return withSession(
     async (session) => {
       if (options.replay) {
-        return (await replayQuarantine(session, { pipeline, runKey: options.runKey!, triggeredBy: triggeredBy(options.triggeredBy) })).exitOutcome;
+        return (await replayQuarantine(session, { pipeline, runKey: options.runKey!, triggeredBy: triggeredBy(options.triggeredBy, config), ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }) })).exitOutcome;
       }
       const filter = { jobName: name, ...(options.runKey ? { runKey: options.runKey } : {}) };
       const limit = options.limit ?? DEFAULT_QUARANTINE_LIMIT;

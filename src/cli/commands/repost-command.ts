@@ -15,6 +15,8 @@ export interface RepostCommandOptions {
   readonly force?: boolean;
   readonly dryRun?: boolean;
   readonly triggeredBy?: string;
+  /** The command line, for the attempt's record (see `commandLineOf`). */
+  readonly commandLine?: string;
 }
 
 /** `idem repost PIPELINE --destination D [--since DATE | --reference REF] [--dry-run] [--force]`: see `repostRun`. */
@@ -25,7 +27,8 @@ export async function repostCommand(name: string, options: RepostCommandOptions)
   const request: RepostRequest = {
     pipeline,
     destination: options.destination,
-    triggeredBy: triggeredBy(options.triggeredBy),
+    triggeredBy: triggeredBy(options.triggeredBy, config),
+    ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
     ...(since === undefined ? {} : { since }),
     ...(options.reference === undefined ? {} : { reference: options.reference }),
     ...(options.force ? { force: true } : {}),

@@ -22,6 +22,8 @@ export interface RunCommandOptions {
   readonly catchUp?: boolean;
   readonly force?: boolean;
   readonly triggeredBy?: string;
+  /** The command line, for the attempt's record (see `commandLineOf`). */
+  readonly commandLine?: string;
   readonly heartbeatUrl?: string;
   readonly batchRows?: number;
   readonly dryRun?: boolean;
@@ -51,7 +53,8 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
     force: options.force ?? false,
     dryRun: options.dryRun ?? false,
     forceReconcile: options.forceReconcile ?? false,
-    triggeredBy: triggeredBy(options.triggeredBy),
+    triggeredBy: triggeredBy(options.triggeredBy, config),
+    ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
     ...(options.batchRows ? { batchRows: options.batchRows } : {}),
     ...(heartbeatUrl ? { heartbeatUrl } : {}),
   };

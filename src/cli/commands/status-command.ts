@@ -7,8 +7,12 @@ import { runLiveness } from '../../runs/run-liveness.ts';
 import { escapeControlCharacters } from '../../text/escape-control-characters.ts';
 import type { JobRun } from '../../runs/job-run.ts';
 import { listJobRuns } from '../../runs/job-runs-queries.ts';
+import { listRecordedAttempts } from '../../runs/job-run-attempts-queries.ts';
 import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
+
+/** The most recorded attempts `idem status --date D --json` lists per run (the run page shows them all, a page at a time). */
+const ATTEMPT_HISTORY_ROWS = 50;
 
 function durationMs(run: JobRun): number | null {
   return run.finishedAt === null ? null : Date.parse(run.finishedAt) - Date.parse(run.startedAt);
@@ -42,7 +46,8 @@ function postedBy(counts: Record<string, number | undefined>): string {
 /**
  * `idem status [PIPELINE] [--date D] [--json]`: run history (attempts, with those that died), dead
  * runs (`started`, but their process is gone: see `runLiveness`), each failed run's reason in one
- * line, and ledger items needing an operator.
+ * line, and ledger items needing an operator. With `--date` and `--json`, each run also carries
+ * `attemptHistory`: its newest 50 recorded attempts (`job_run_attempts`), newest first.
  */
 export async function statusCommand(name: string | undefined, options: { date?: string; json?: boolean; limit?: number }): Promise<Outcome> {
   const config = loadConfig();
@@ -60,7 +65,9 @@ export async function statusCommand(name: string | undefined, options: { date?: 
         const liveness = await runLiveness(db, run, nowMs, staleMs);
         const dead = liveness.state === 'dead' ? liveness.why : null;
         // `stuck` is the older name of `dead !== null`, kept for readers of --json.
-        view.push({ ...run, dead, stuck: dead !== null, durationMs: durationMs(run) });
+        // One run key asked for: each run's recorded attempts too, newest first (one query per pipeline).
+        const history = runKey === undefined ? {} : { attemptHistory: await listRecordedAttempts(db, { jobRunId: run.id, limit: ATTEMPT_HISTORY_ROWS }) };
+        view.push({ ...run, dead, stuck: dead !== null, durationMs: durationMs(run), ...history });
       }
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ runs: view, itemsNeedingOperator: operator }, null, 2)}\n`);

@@ -5,6 +5,9 @@ import { runPostWorker } from '../../post/run-post-worker.ts';
 import { parseRunKey } from '../../runs/run-key.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
 import { withSession } from '../session.ts';
+import { withTelemetry } from '../with-telemetry.ts';
+import type { ResolvedConfig } from '../../config/resolved-config.ts';
+import type { Telemetry } from '../../telemetry/telemetry.ts';
 
 /** The flags of `idem work`. */
 export interface WorkCommandOptions {
@@ -17,17 +20,22 @@ export interface WorkCommandOptions {
 
 /**
  * `idem work PIPELINE --run-key K | --date D | --file PATH`: one post worker for the run key
- * (see `runPostWorker`); how it ended.
+ * (see `runPostWorker`), with OpenTelemetry export when an `OTEL_EXPORTER_OTLP_*ENDPOINT` is set
+ * (see `withTelemetry`); how it ended.
  */
 export async function workCommand(name: string, options: WorkCommandOptions): Promise<Outcome> {
   assertOneRunKeyFlag(options, { flag: '--run-key', usage: '--run-key KEY', given: options.runKey !== undefined });
   const typedRunKey = options.runKey === undefined ? undefined : parseRunKey(options.runKey);
   const config = loadConfig();
+  return withTelemetry(config, name, (telemetry) => workWith(config, telemetry, name, typedRunKey, options), { command: 'work' });
+}
+
+async function workWith(config: ResolvedConfig, telemetry: Telemetry | undefined, name: string, typedRunKey: string | undefined, options: WorkCommandOptions): Promise<Outcome> {
   const pipeline = await loadPipeline(config.projectDir, name);
   const runKey = typedRunKey ?? (await resolveRunKey(options, pipeline, config.now ?? new Date())).value;
   return withSession(
     async (session) => {
-      const result = await runPostWorker(session, {
+      const result = await runPostWorker({ ...session, telemetry }, {
         pipeline,
         runKey,
         ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
