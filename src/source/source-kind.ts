@@ -6,6 +6,7 @@ import type { RunKey } from '../runs/run-key.ts';
 import type { SourceFieldForm } from './columns-row-schema.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
+import type { UnchangedFileCheck } from './unchanged-file-check.ts';
 
 /**
  * What every source declaration holds, whatever its kind: the kind, the row schema and what a
@@ -47,6 +48,11 @@ export interface ReadSourceOptions {
    * everything
    */
   readonly since?: string;
+  /**
+   * What the run expects of a file across its reads (a kind that `readsFiles`): each read tells
+   * it the version it opened and the SHA-256 of the bytes it read to the end. @defaultValue none
+   */
+  readonly unchanged?: UnchangedFileCheck;
 }
 
 /** What a kind may look at to find or check its source: the pipeline's name and the deployment. */
