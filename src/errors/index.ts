@@ -10,3 +10,6 @@ export { QuarantineError } from './quarantine-error.ts';
 export { coerceError } from './coerce-error.ts';
 export { DatabaseUnavailableError } from './database-unavailable-error.ts';
 export { ConnectionLostError } from './connection-lost-error.ts';
+export { SourceChangedError } from './source-changed-error.ts';
+export { UnreadableFileError } from './unreadable-file-error.ts';
+export { DiskFullError } from './disk-full-error.ts';
