@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { DIALECTS, unavailableReason } from '../helpers/dialects.ts';
 import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
-import { FIXTURE_DIR } from '../helpers/fixtures.ts';
+import { FIXTURE_DIR, fixtureLines, writeTempSource } from '../helpers/fixtures.ts';
+import { seededRandom } from '../../src/prove/seeded-random.ts';
 import { runCli, summaryOf, type CliResult } from '../helpers/run-cli.ts';
 import { destinationsEnv, startSandbox } from '../helpers/sandbox.ts';
 import { mountTmpfs, tmpfsUnavailableReason, type Tmpfs } from '../helpers/tmpfs.ts';
@@ -97,5 +98,35 @@ describe.skipIf(!DIALECTS.includes('mysql') || unavailableReason('mysql') !== un
     await project.db.knex.raw(`alter table ${pipeline.tables.staging} engine=InnoDB row_format=default max_rows=0 avg_row_length=0`);
     const rerun = await runCli(RUN, env);
     expect([rerun.code, summaryOf(rerun).counts.upsert?.inserted]).toEqual([0, 133]);
+  });
+});
+
+describe.skipIf(noTmpfs !== undefined || !DIALECTS.includes('sqlite'))(`sqlite: a full TMPDIR under the external sort${noTmpfs ? ` (skipped: ${noTmpfs})` : ''}`, () => {
+  it('exits 3 naming TMPDIR and the sort; with space freed, the same command finishes', async (context) => {
+    const project = await setUpExampleProject('sqlite', context.task.name);
+    cleanups.push(() => project.close());
+    // Six days in a seeded random order: more rows than the sort keeps in memory (10,000), so it spills runs to TMPDIR.
+    const [header, ...lines] = fixtureLines('2010-12-01');
+    for (const date of ['2010-12-02', '2010-12-03', '2010-12-05', '2010-12-06', '2010-12-07']) lines.push(...fixtureLines(date).slice(1));
+    const random = seededRandom(28);
+    for (let i = lines.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [lines[i], lines[j]] = [lines[j]!, lines[i]!];
+    }
+    const file = path.join(writeTempSource('week.csv', `${[header, ...lines].join('\n')}\n`), 'week.csv');
+    const tmp = mountTmpfs('256k');
+    cleanups.push(() => tmp.close());
+    const env = { ...project.env, TMPDIR: tmp.dir };
+
+    const result = await runCli(['run', pipeline.name, '--file', file], env);
+    const summary = summaryOf(result);
+    expect([result.code, summary.outcome, summary.exitCode], result.stderr.slice(-1500)).toEqual([3, 'failed', 3]);
+    const message = `the temporary directory TMPDIR=${tmp.dir} is full (ENOSPC) while sorting the source's rows by key through files there; free space there or point TMPDIR elsewhere, then run the same command again`;
+    expect(summary.msg).toBe(`run failed: ${message}`);
+    expect(await project.db.knex('job_runs').where({ run_key: summary.runKey }).first()).toMatchObject({ status: 'failed', error: message });
+
+    tmp.resize('64m');
+    const rerun = await runCli(['run', pipeline.name, '--file', file], env);
+    expect([rerun.code, summaryOf(rerun).counts.extract?.rows]).toEqual([0, lines.length]);
   });
 });
