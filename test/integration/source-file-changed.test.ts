@@ -84,6 +84,24 @@ describeOneDialect('a source file that changes while it is read', (dialect) => {
     });
   }
 
+  it('--date: a line the producer has half written when the read reaches it is the change (75), not a file that cannot be parsed (1)', async () => {
+    const file = path.join(dir, `${DATE}.csv`);
+    writeFileSync(file, text([HEADER!, ...LINES.slice(0, PUBLISHED)]));
+    const run = startCli(['run', pipeline.name, '--date', DATE, '--batch-rows', '5'], { ...project.env, IDEM_SOURCE_DIR: dir, IDEM_FAILPOINTS: `mid-stage=wait:${release}` });
+    try {
+      await expect.poll(async () => Number((await project.db.knex(pipeline.tables.staging).count({ n: '*' }))[0]!.n), { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+      produceTheRest(file, LINES.slice(PUBLISHED));
+      appendFileSync(file, '581587,22138,"BAKING SET'); // the next line, its quote not yet closed
+    } finally {
+      writeFileSync(release, '');
+    }
+    await expectRetryLater(await run.done, /its size went from \d+ to \d+ bytes/);
+
+    appendFileSync(file, ' 9 PIECE RETROSPOT",3,2010-12-01 17:50:00,4.95,12680.0,France\n');
+    const rerun = await runCli(['run', pipeline.name, '--date', DATE], { ...project.env, IDEM_SOURCE_DIR: dir });
+    expect([rerun.code, summaryOf(rerun).counts.extract.rows]).toEqual([0, LINES.length + 1]);
+  });
+
   it('--file: lines appended after the run key was taken, before the read, end the sorted re-read with 75 naming the run key', async () => {
     // Not grouped by invoice: the first pass stops at the first invoice that comes back, and the
     // sorted re-read is the one that reads the file to its end.

@@ -122,7 +122,8 @@ async function refuseCutFile(file: string, header: readonly string[], options: C
  * A file still being written is not read as if it were whole: the bytes csv-parse reads are
  * hashed (SHA-256) as they pass, in the same pass, and once the file is read to its end its
  * version (`fstat` of the open file, and `stat` of its path: inode, size, mtime) must be the one
- * it was opened at, with every byte of it read. `unchanged` compares across the run's reads
+ * it was opened at, with every byte of it read; a refusal of a file that changed meanwhile (a
+ * line its producer had half written) is the change. `unchanged` compares across the run's reads
  * (the version each opened) and with a `--file` run key (the hash).
  *
  * @throws SourceError naming the file and line (and the field and value where there is one)
@@ -193,6 +194,7 @@ export async function* readCsvRows<Row>(
         yield row;
       }
     }
+    await refuseChangedFile(file, handle, opened, input.bytesRead);
     if (layout === undefined && options.emptyFile === 'error') {
       throw new SourceError(
         file,
@@ -200,10 +202,12 @@ export async function* readCsvRows<Row>(
         `the file has no header line (${input.bytesRead === 0 ? '0 bytes' : 'only a BOM or blank lines'}): a writer that failed before its first line leaves such a file; if an empty file means no rows for this source, declare emptyFile: 'no-rows'`,
       );
     }
-    await refuseChangedFile(file, handle, opened, input.bytesRead);
     unchanged?.readToEnd(file, hash.digest('hex'));
   } catch (error) {
-    if (error instanceof SourceError || error instanceof SourceChangedError || error instanceof UnreadableFileError) throw error;
+    if (error instanceof SourceChangedError || error instanceof UnreadableFileError) throw error;
+    // A fault in a file that changed meanwhile (a line its producer had half written) is the change.
+    await refuseChangedFile(file, handle, opened);
+    if (error instanceof SourceError) throw error;
     if (error instanceof ByteFaultFound) throw await byteFaultError(file, names, error.fault, options);
     if (isCsvError(error)) throw await parseError(file, names, error, nextLine, layout === undefined, options);
     throw new SourceError(file, undefined, (error as Error).message, error);
@@ -227,16 +231,17 @@ async function openSourceFile(file: string): Promise<FileHandle> {
 }
 
 /**
- * Once a file was read to its end: the open file (`fstat`) and its path (`stat`) must still be
- * the version it was opened at, and `bytesRead` its size. A producer that appended while it was
- * read, or renamed another file into its place, changed one of them.
+ * Once a file was read to its end (or stopped at a fault): the open file (`fstat`) and its path
+ * (`stat`) must still be the version it was opened at, and `bytesRead`, when given, its size. A
+ * producer that appended while it was read, or renamed another file into its place, changed one
+ * of them.
  * @throws SourceChangedError naming the change.
  */
-async function refuseChangedFile(file: string, handle: FileHandle, opened: FileVersion, bytesRead: number): Promise<void> {
+async function refuseChangedFile(file: string, handle: FileHandle, opened: FileVersion, bytesRead?: number): Promise<void> {
   const change =
     fileVersionChange(opened, fileVersionOf(await handle.stat({ bigint: true }))) ??
     fileVersionChange(opened, await stat(file, { bigint: true }).then(fileVersionOf, () => undefined)) ??
-    (BigInt(bytesRead) === opened.size ? undefined : `${bytesRead} bytes were read of the ${opened.size} it had when it was opened`);
+    (bytesRead === undefined || BigInt(bytesRead) === opened.size ? undefined : `${bytesRead} bytes were read of the ${opened.size} it had when it was opened`);
   if (change !== undefined) throw new SourceChangedError(file, change);
 }
 
