@@ -191,6 +191,16 @@ export interface DialectAdapter {
    */
   isLockConflict(error: unknown): boolean;
   /**
+   * When an error means the database, or the disk it writes to, is full: the cause in one phrase
+   * an operator reads first, naming where and ending with the database's own words (never the
+   * statement). Undefined for any other error. A rerun cannot help until a person frees space:
+   * the run ends `disk-full` (exit 3). SQLite: `SQLITE_FULL` (https://www.sqlite.org/rescode.html#full);
+   * PostgreSQL: SQLSTATE 53100 `disk_full`; MySQL/MariaDB: 1114 `ER_RECORD_FILE_FULL`, 1021
+   * `ER_DISK_FULL`, and OS error 28 (ENOSPC) in the server's words; SQL Server: 1105 (a
+   * filegroup full) and 9002 (the log full).
+   */
+  diskFull(error: unknown): string | undefined;
+  /**
    * The adapter's effective settings worth one log line when a session starts (for example the
    * SQL Server request timeout); `{}` when there is nothing to say. Never holds secrets.
    */

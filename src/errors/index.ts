@@ -11,3 +11,6 @@ export { coerceError } from './coerce-error.ts';
 export { DatabaseUnavailableError } from './database-unavailable-error.ts';
 export { ConnectionLostError } from './connection-lost-error.ts';
 export { DuplicateRowsError } from './duplicate-rows-error.ts';
+export { SourceChangedError } from './source-changed-error.ts';
+export { UnreadableFileError } from './unreadable-file-error.ts';
+export { DiskFullError } from './disk-full-error.ts';

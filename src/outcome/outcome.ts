@@ -17,8 +17,11 @@
  * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
  * | `duplicates`   | 3    | a person must act: rows of a table share a key (`idem duplicates`, or    |
  * |                |      | `idem migrate --make` adopting an existing table)                        |
+ * | `disk-full`    | 3    | a person must act: the database's disk, or the temporary directory of a  |
+ * |                |      | sort, is full                                                            |
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
  * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
+ * | `source-changed` | 75 | retry later: the source file changed while the run read it               |
  *
  * 75 is `EX_TEMPFAIL` from BSD's sysexits.h ("temporary failure … the user is invited to retry
  * the operation later").
@@ -34,7 +37,9 @@ export type Outcome =
   | 'needs-review'
   | 'duplicates'
   | 'lock-held'
-  | 'unavailable';
+  | 'unavailable'
+  | 'source-changed'
+  | 'disk-full';
 
 /** The exit codes idem uses, by what they tell a scheduler. */
 export const EXIT_CODES = {
@@ -60,6 +65,8 @@ const OUTCOME_EXIT_CODES: Readonly<Record<Outcome, ExitCode>> = Object.freeze({
   duplicates: EXIT_CODES.needsOperator,
   'lock-held': EXIT_CODES.retryLater,
   unavailable: EXIT_CODES.retryLater,
+  'source-changed': EXIT_CODES.retryLater,
+  'disk-full': EXIT_CODES.needsOperator,
 });
 
 /** The exit code of an outcome (see {@link Outcome}). */

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { ConnectionLostError } from '../errors/connection-lost-error.ts';
+import { DiskFullError } from '../errors/disk-full-error.ts';
 import { connectionLostReason } from '../db/connection-lost-reason.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
@@ -85,7 +86,7 @@ export async function runLockedAttempt(
     const { runPostPhase } = await import('./run-post-phase.ts');
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
-    const error = asConnectionLost(coerceError(caught), report.counts);
+    const error = asDiskFull(db, asConnectionLost(coerceError(caught), report.counts), report.counts);
     if (attempt) await recordFailedAttempt(db, attempt, { error, counts: report.counts, now: now(), log: report.log });
     throw error;
   } finally {
@@ -95,10 +96,17 @@ export async function runLockedAttempt(
 }
 
 /**
+ * The stage a run was in by the counts it had written: none of `stage` yet is extract and stage,
+ * `stage` without `upsert` is the upsert, `upsert` is the post stage.
+ */
+function stageOf(counts: RunCounts): string {
+  return counts.upsert ? 'post' : counts.stage ? 'upsert' : 'extract and stage';
+}
+
+/**
  * `error` as a {@link ConnectionLostError} when it, or what lies behind it, is a lost database
- * connection (the app lock's session included), naming the stage the run was in by the counts
- * it had written: none of `stage` yet is extract and stage, `stage` without `upsert` is the
- * upsert, `upsert` is the post stage. Any other error as it is.
+ * connection (the app lock's session included), naming the stage the run was in
+ * ({@link stageOf}). Any other error as it is.
  */
 function asConnectionLost(error: Error, counts: RunCounts): Error {
   // idem's own errors say what they are (a source's HTTP failure is no database connection), but
@@ -106,6 +114,16 @@ function asConnectionLost(error: Error, counts: RunCounts): Error {
   if (error instanceof IdemError && !(error instanceof LockLostError)) return error;
   const reason = connectionLostReason(error);
   if (reason === undefined) return error;
-  const stage = counts.upsert ? 'post' : counts.stage ? 'upsert' : 'extract and stage';
-  return new ConnectionLostError(stage, error instanceof LockLostError ? `app lock "${error.lockName}" was lost: ${reason}` : reason, error);
+  return new ConnectionLostError(stageOf(counts), error instanceof LockLostError ? `app lock "${error.lockName}" was lost: ${reason}` : reason, error);
+}
+
+/**
+ * `error` as a {@link DiskFullError} when the database says it, or its disk, is full (its
+ * adapter's `diskFull`), naming the stage the run was in ({@link stageOf}). Any other error as it is.
+ */
+function asDiskFull(db: Database, error: Error, counts: RunCounts): Error {
+  if (error instanceof IdemError) return error;
+  const cause = db.adapter.diskFull(error);
+  if (cause === undefined) return error;
+  return new DiskFullError(cause, `nothing of ${stageOf(counts)} was committed; free space on that disk (or give the database more), then run the same command again`, error);
 }

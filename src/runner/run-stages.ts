@@ -9,6 +9,7 @@ import { cursorOfRow } from '../source/cursor-of-row.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 import { RereadableRows } from '../source/rereadable-rows.ts';
+import { UnchangedFileCheck } from '../source/unchanged-file-check.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
@@ -48,6 +49,8 @@ export async function runStages(
   const incremental = kind.incremental?.(pipeline.source);
   const readsEverything = request.force || request.forceReconcile;
   const since = incremental && !readsEverything ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
+  // Every read of a file is checked against the run's first read and the `--file` run key's hash.
+  const unchanged = new UnchangedFileCheck(runKey.kind === 'file' ? runKey.sha256 : undefined);
 
   /** One pass of extract + stage: staging and this attempt's quarantine start empty each time. */
   const extractAndStage = async (rereadable: boolean) => {
@@ -69,6 +72,7 @@ export async function runStages(
       settings: ctx.config.sources[pipeline.name],
       onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, requestAttempt: attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
+      unchanged,
       ...(since === undefined ? {} : { since }),
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;

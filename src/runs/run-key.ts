@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
+import { UnreadableFileError } from '../errors/unreadable-file-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { parseBusinessDate } from './business-date.ts';
 
@@ -11,7 +12,17 @@ import { parseBusinessDate } from './business-date.ts';
  */
 export type RunKey =
   | { readonly kind: 'date'; readonly value: string; readonly businessDate: string }
-  | { readonly kind: 'file'; readonly value: string; readonly file: string };
+  | {
+      readonly kind: 'file';
+      readonly value: string;
+      readonly file: string;
+      /**
+       * The SHA-256 (hex) of the content the run key names, as {@link fileRunKey} hashed it: a
+       * run's read of the file must read these bytes. None for a run key taken from its text
+       * (a quarantine replay reads a file of its own).
+       */
+      readonly sha256?: string;
+    };
 
 /** A business-date run key. */
 export function dateRunKey(businessDate: string): RunKey {
@@ -44,21 +55,31 @@ const HASH_CHUNK_BYTES = 1024 * 1024;
  * A file run key: `file:<name>@sha256:<first 16 hex>` of the whole content, so the same bytes run
  * twice are one run key and a corrected file with the same name is a new one. Every byte is
  * hashed on every call (no cache keyed by size or mtime: a file rewritten within one mtime tick
- * must still get a new key).
- * @throws UsageError when the file does not exist.
+ * must still get a new key). The run's own read hashes the bytes it parses again and compares
+ * (`UnchangedFileCheck`): a file still being written is not loaded under this key.
+ * @throws UsageError when the file does not exist or is no file; UnreadableFileError when this
+ *   process may not read it.
  */
 export async function fileRunKey(file: string): Promise<RunKey> {
   const absolute = path.resolve(file);
-  if (!existsSync(absolute)) throw new UsageError(`--file does not exist (got "${file}")`);
-  if (!statSync(absolute).isFile()) throw new UsageError(`--file must be a file, and ${absolute} is a directory or another kind of file`);
-  return { kind: 'file', value: `file:${path.basename(absolute)}@sha256:${(await sha256File(absolute)).slice(0, 16)}`, file: absolute };
+  let stats: Stats;
+  try {
+    stats = statSync(absolute);
+  } catch (error) {
+    throw UnreadableFileError.of(absolute, error) ?? new UsageError(`--file does not exist (got "${file}")`);
+  }
+  if (!stats.isFile()) throw new UsageError(`--file must be a file, and ${absolute} is a directory or another kind of file`);
+  const sha256 = await sha256File(absolute);
+  return { kind: 'file', value: `file:${path.basename(absolute)}@sha256:${sha256.slice(0, 16)}`, file: absolute, sha256 };
 }
 
-/** SHA-256 of a file's bytes, in hex. */
+/** SHA-256 of a file's bytes, in hex. @throws UnreadableFileError when this process may not read it. */
 async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-  const handle = await open(file);
+  const handle = await open(file).catch((error: unknown) => {
+    throw UnreadableFileError.of(file, error) ?? error;
+  });
   try {
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);

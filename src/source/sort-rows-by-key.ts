@@ -3,6 +3,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AnyIterable, Store } from 'external-merge-sort';
+import { DiskFullError } from '../errors/disk-full-error.ts';
 import { checkJsonRow } from './check-json-row.ts';
 import type { SourceRow } from './source-row.ts';
 
@@ -59,6 +60,8 @@ const WRITE_CHARS = 256 * 1024;
  * else (a Date, a bigint, a class instance, NaN) fails with a TypeError naming its line and
  * field, rather than coming back as something else.
  * @throws TypeError for a key that is not a string, or a row that JSON cannot hold.
+ * @throws DiskFullError when the run files' directory is full (ENOSPC, EDQUOT), naming it (and
+ *   `TMPDIR` when it is the OS temp directory) and the sort.
  */
 export async function* sortRowsByKey<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string, options: SortRowsOptions = {}): AsyncGenerator<KeyedRow<Row>> {
   // Loaded on first use, not with the public API: a no-op run imports the pipeline module (which
@@ -68,7 +71,7 @@ export async function* sortRowsByKey<Row>(rows: AsyncIterable<SourceRow<Row>>, k
     maxSize: options.runRows ?? 10_000,
     maxFiles: MAX_OPEN_RUNS,
     comparer: byKeyThenLine,
-    store: new RunFileStore(options.directory ?? tmpdir()),
+    store: new RunFileStore(options.directory ?? tmpdir(), options.directory === undefined ? `the temporary directory TMPDIR=${tmpdir()}` : `the sort's directory ${options.directory}`),
   }) as AsyncGenerator<SortItem>;
   for await (const { key: k, line, json } of sorted) yield { key: k, line, value: JSON.parse(json) as Row };
 }
@@ -106,14 +109,28 @@ async function* serialised<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: 
  */
 class RunFileStore implements Store<SortItem> {
   readonly #directory: string;
+  /** The directory as a message names it: `the temporary directory TMPDIR=/tmp`. */
+  readonly #named: string;
   readonly #handles: FileHandle[] = [];
   readonly #leftover: string[] = [];
 
-  constructor(directory: string) {
+  constructor(directory: string, named: string) {
     this.#directory = directory;
+    this.#named = named;
   }
 
+  /** Writes a run file; a full directory is a {@link DiskFullError} naming it and the sort. */
   async write(chunk: AnyIterable<SortItem>): Promise<AnyIterable<SortItem>> {
+    try {
+      return await this.#write(chunk);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOSPC' && code !== 'EDQUOT') throw error;
+      throw new DiskFullError(`${this.#named} is full (${code}) while sorting the source's rows by key through files there`, 'free space there or point TMPDIR elsewhere, then run the same command again', error);
+    }
+  }
+
+  async #write(chunk: AnyIterable<SortItem>): Promise<AnyIterable<SortItem>> {
     const file = path.join(this.#directory, `idem-sort-${process.pid}-${randomUUID()}.jsonl`);
     const handle = await open(file, 'w+', 0o600);
     this.#handles.push(handle);

@@ -8,6 +8,7 @@ import type { NumberFormat } from './number-format.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
 import type { SourceKindScaffold } from './source-sample.ts';
+import type { UnchangedFileCheck } from './unchanged-file-check.ts';
 
 /**
  * What every source declaration holds, whatever its kind: the kind, the row schema and what a
@@ -49,6 +50,11 @@ export interface ReadSourceOptions {
    * everything
    */
   readonly since?: string;
+  /**
+   * What the run expects of a file across its reads (a kind that `readsFiles`): each read tells
+   * it the version it opened and the SHA-256 of the bytes it read to the end. @defaultValue none
+   */
+  readonly unchanged?: UnchangedFileCheck;
 }
 
 /** What a kind may look at to find or check its source: the pipeline's name and the deployment. */

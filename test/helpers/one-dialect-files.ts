@@ -19,5 +19,6 @@ export const ONE_DIALECT_FILES: Readonly<Record<string, string>> = {
   'test/integration/pipeline-definitions.test.ts': "a pipeline's own mistakes are caught in JavaScript as the module loads or a record is built, before SQL",
   'test/integration/post-stage.test.ts': 'retries, Retry-After, a 400, a hang after commit and kills while posting: HTTP handling in src/post/; kills mid-post are proven per dialect by kill-matrix, worker-kill and update-kill',
   'test/integration/reconcile-lookup.test.ts': 'which look-up --force-reconcile asks is read from the destination definition in src/post/; the ledger rows it reads come through knex',
+  'test/integration/source-file-changed.test.ts': 'a source file that changes while it is read is found by the CSV reader (fstat, stat, its hash), before anything is upserted',
   'test/integration/unsorted-source.test.ts': 'grouping and external sorting of an unsorted CSV export happen in the source, before staging',
 };

@@ -1,11 +1,26 @@
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openFaultWorld } from '../helpers/open-fault-world.ts';
 import { openTestDatabase } from '../helpers/test-db.ts';
 import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
+import { idemBinPath } from '../../src/child-process/idem-bin-path.ts';
+
+/** The unprivileged user (nobody) an unreadable file is tried as: the suite runs as root, which reads any file. */
+const NOBODY = 65534;
+
+/** Runs the CLI as {@link NOBODY}, to its end: exit code and stderr. */
+function runCliAsNobody(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [idemBinPath(), ...args], { cwd: PROJECT_DIR, env: { PATH: process.env.PATH, LOG_LEVEL: 'info', ...env }, uid: NOBODY, gid: NOBODY, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
 
 // Issue 14, smaller things an operator hit: what idem refuses, and the files it creates.
 describe('operator refusals and file modes', () => {
@@ -89,6 +104,35 @@ describe('operator refusals and file modes', () => {
     expect(replay.code).toBe(2);
     expect(replay.stderr).toContain("does not load past bad rows (invalidRows: 'fail'): fix the source and rerun the run key (idem run online-retail-invoices --date 2010-12-01)");
     expect(replay.stderr).not.toContain('--force');
+  });
+
+  it('a source file the user idem runs as may not read exits 2 with one sentence, for --date and --file (run as uid 65534)', async () => {
+    // The project is world-readable; the database and the sources are in a directory nobody may write.
+    const dir = mkdtempSync(path.join(tmpdir(), 'idem-unreadable-'));
+    chmodSync(dir, 0o777);
+    const env = { HOME: dir, DATABASE_URL: `sqlite:${path.join(dir, 'idem.sqlite3')}`, IDEM_DESTINATIONS: JSON.stringify({ 'sandbox-accounting': { url: 'http://127.0.0.1:9' } }) };
+    expect((await runCliAsNobody(['migrate'], env)).code).toBe(0);
+    const sources = path.join(dir, 'sources');
+    mkdirSync(sources);
+    const file = path.join(sources, '2010-12-01.csv');
+    copyFileSync(path.join(PROJECT_DIR, 'fixtures/online-retail/2010-12-01.csv'), file);
+    chmodSync(file, 0o000);
+    const sentence = `source file ${file} cannot be read: permission denied (EACCES); give the user idem runs as (uid ${NOBODY}) read access to the file and search access to its directories`;
+    for (const args of [['--date', '2010-12-01'], ['--file', file]]) {
+      const result = await runCliAsNobody(['run', 'online-retail-invoices', ...args], { ...env, IDEM_SOURCE_DIR: sources });
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(sentence);
+      // Not the system call's own words ("EACCES: permission denied, open '…'"), which name the file twice.
+      expect(result.stderr).not.toContain("EACCES: permission denied, open");
+      if (args[0] === '--file') expect(result.stderr).toBe(`idem: ${sentence}\n`);
+      else expect(JSON.parse(result.stderr.split('\n').find((line) => line.includes('"stage":"summary"'))!)).toMatchObject({ exitCode: 2, msg: `run failed: ${sentence}` });
+    }
+    // A source directory it may not search is no missing file: the pipeline's missing: 'skip' would have skipped the date, exit 0.
+    chmodSync(file, 0o644);
+    chmodSync(sources, 0o700);
+    const hidden = await runCliAsNobody(['run', 'online-retail-invoices', '--date', '2010-12-01'], { ...env, IDEM_SOURCE_DIR: sources });
+    expect(hidden.code, hidden.stderr).toBe(2);
+    expect(hidden.stderr).toContain(`source file ${file} cannot be read: permission denied (EACCES)`);
   });
 
   it('--file pointing at a directory: exit 2 naming the path', async () => {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { IdemError } from '../../src/errors/idem-error.ts';
+import { DiskFullError } from '../../src/errors/disk-full-error.ts';
 import { LockHeldError } from '../../src/errors/lock-held-error.ts';
+import { SourceChangedError } from '../../src/errors/source-changed-error.ts';
+import { UnreadableFileError } from '../../src/errors/unreadable-file-error.ts';
 import { NotMigratedError } from '../../src/errors/not-migrated-error.ts';
 import { UsageError } from '../../src/errors/usage-error.ts';
 import { EXIT_CODES, exitCodeOf, type Outcome } from '../../src/outcome/outcome.ts';
@@ -19,6 +22,8 @@ const EXPECTED: Record<Outcome, number> = {
   duplicates: 3,
   'lock-held': 75,
   unavailable: 75,
+  'source-changed': 75,
+  'disk-full': 3,
 };
 
 describe('exitCodeOf', () => {
@@ -38,6 +43,9 @@ describe('IdemError outcomes', () => {
     ['UsageError', new UsageError('bad flag'), 'usage', 2],
     ['NotMigratedError', new NotMigratedError(['20261130000000_create_idem_tables.ts']), 'usage', 2],
     ['LockHeldError', new LockHeldError('idem:orders', 'pid 1 on host'), 'lock-held', 75],
+    ['SourceChangedError', new SourceChangedError('/in/2010-12-01.csv', 'its size went from 1 to 2 bytes'), 'source-changed', 75],
+    ['UnreadableFileError', new UnreadableFileError('/in/2010-12-01.csv', 'EACCES'), 'usage', 2],
+    ['DiskFullError', new DiskFullError('the database or disk is full (SQLite file /x.sqlite3: database or disk is full)', 'free space'), 'disk-full', 3],
   ] as const)('%s ends a command as %s, exit %i', (_name, error, outcome, code) => {
     expect(error.outcome).toBe(outcome);
     expect(error.exitCode).toBe(code);

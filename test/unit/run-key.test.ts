@@ -17,8 +17,8 @@ describe('fileRunKey', () => {
     const bytes = randomBytes(size);
     const file = path.join(dir, `f${size}.csv`);
     writeFileSync(file, bytes);
-    const expected = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-    expect(await fileRunKey(file)).toEqual({ kind: 'file', value: `file:f${size}.csv@sha256:${expected}`, file });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    expect(await fileRunKey(file)).toEqual({ kind: 'file', value: `file:f${size}.csv@sha256:${sha256.slice(0, 16)}`, file, sha256 });
   });
 
   it('keeps the key of the same bytes and changes it when any byte changes', async () => {

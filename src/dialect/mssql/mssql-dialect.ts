@@ -3,6 +3,7 @@ import type { TableColumn } from '../table-column.ts';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { driverWords } from '../driver-words.ts';
 import { mssqlColumnTypeName, readMssqlTableColumns } from './mssql-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
@@ -148,6 +149,12 @@ export class MssqlDialect implements DialectAdapter {
   /** tedious (through knex) answers a raw statement with the rows. */
   rawRows(result: unknown): Record<string, unknown>[] {
     return result as Record<string, unknown>[];
+  }
+
+  diskFull(error: unknown): string | undefined {
+    const e = error as { number?: unknown; originalError?: { info?: { number?: unknown } } } | null;
+    const number = e?.number ?? e?.originalError?.info?.number;
+    return number === 1105 || number === 9002 ? `the database's data or log file is full (SQL Server error ${number}: ${driverWords(error)})` : undefined;
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

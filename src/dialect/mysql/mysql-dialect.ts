@@ -4,6 +4,7 @@ import type { Connection, ConnectionOptions, RowDataPacket } from 'mysql2';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { driverWords } from '../driver-words.ts';
 import { mysqlColumnTypeName, readMysqlTableColumns } from './mysql-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -199,6 +200,15 @@ export class MysqlDialect implements DialectAdapter {
   /** mysql2 answers a raw statement with `[rows, fields]`. */
   rawRows(result: unknown): Record<string, unknown>[] {
     return (result as [Record<string, unknown>[], unknown])[0];
+  }
+
+  diskFull(error: unknown): string | undefined {
+    const e = error as { errno?: unknown; code?: unknown; sqlState?: unknown } | null;
+    if (typeof e?.sqlState !== 'string') return undefined; // not the server's answer (a Node system error has no SQLSTATE)
+    const words = driverWords(error);
+    // 28 is ENOSPC, which the server reports inside other errors ("Got error 28 …", "Error writing file … (Errcode: 28 …)").
+    if (e.errno !== 1114 && e.errno !== 1021 && !/\b(error|errcode:?) 28\b|No space left on device/i.test(words)) return undefined;
+    return `the database server's disk or a table's space is full (MySQL/MariaDB error ${String(e.errno)} ${String(e.code)}: ${words})`;
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { driverWords } from '../driver-words.ts';
 import { postgresColumnTypeName, readPostgresTableColumns } from './postgres-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
@@ -141,6 +142,11 @@ export class PostgresDialect implements DialectAdapter {
   /** pg answers a raw statement with a result whose `rows` are the rows. */
   rawRows(result: unknown): Record<string, unknown>[] {
     return (result as { rows: Record<string, unknown>[] }).rows;
+  }
+
+  diskFull(error: unknown): string | undefined {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === '53100' ? `the database server's disk is full (PostgreSQL SQLSTATE 53100 disk_full: ${driverWords(error)})` : undefined;
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

@@ -6,6 +6,7 @@ import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
+import { driverWords } from '../driver-words.ts';
 import { sqliteColumnTypeName, readSqliteTableColumns } from './sqlite-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
@@ -150,6 +151,11 @@ export class SqliteDialect implements DialectAdapter {
   /** better-sqlite3 answers a raw statement that returns rows with the rows. */
   rawRows(result: unknown): Record<string, unknown>[] {
     return result as Record<string, unknown>[];
+  }
+
+  diskFull(error: unknown): string | undefined {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code === 'SQLITE_FULL' ? `the database or disk is full (SQLite file ${this.#filename}: ${driverWords(error)})` : undefined;
   }
 
   describeSettings(): Readonly<Record<string, unknown>> {

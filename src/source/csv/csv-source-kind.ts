@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../errors/usage-error.ts';
 import { SourceError } from '../../errors/source-error.ts';
+import { UnreadableFileError } from '../../errors/unreadable-file-error.ts';
 import { countOption, functionOption, invalidRowsOption, rowSchemaOption } from '../source-option-schemas.ts';
 import type { SourceKind } from '../source-kind.ts';
 import type { CsvSource } from './csv-source.ts';
@@ -30,18 +31,22 @@ const CsvSourceOptions = z.strictObject({
 });
 
 /**
- * `file`, unless it exists and is not a regular file. A symbolic link: idem reads only regular
- * files it is pointed at (a link dropped into a source directory could make a run read any file
- * the service user may read, and a link re-pointed between runs reads other content under the
- * same name). A FIFO would hang the run, holding its lock, until something writes to it; a
- * directory or a device is no source either. A rerun cannot fix any of them: exit 2.
- * @throws UsageError naming the file and what it is, never reading it.
+ * `file`, unless it exists and is not a regular file this process may read. A symbolic link:
+ * idem reads only regular files it is pointed at (a link dropped into a source directory could
+ * make a run read any file the service user may read, and a link re-pointed between runs reads
+ * other content under the same name). A FIFO would hang the run, holding its lock, until
+ * something writes to it; a directory or a device is no source either. A file (or a directory on
+ * its path) this process may not read is not a missing file. A rerun cannot fix any of them:
+ * exit 2.
+ * @throws UsageError naming the file and what it is, never reading it; UnreadableFileError.
  */
 function refuseNonRegular(file: string): string {
   let stats;
   try {
     stats = lstatSync(file);
-  } catch {
+  } catch (error) {
+    const unreadable = UnreadableFileError.of(file, error);
+    if (unreadable) throw unreadable;
     return file; // absent: the pipeline's missing-file rule decides
   }
   if (stats.isSymbolicLink()) {
@@ -50,6 +55,11 @@ function refuseNonRegular(file: string): string {
   if (!stats.isFile()) {
     const what = stats.isDirectory() ? 'a directory' : stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : 'a device';
     throw new UsageError(`source file ${file} is ${what}, and idem reads only regular files: a producer should write the day's file under another name, then rename it into place`);
+  }
+  try {
+    accessSync(file, constants.R_OK);
+  } catch (error) {
+    throw UnreadableFileError.of(file, error) ?? error;
   }
   return file;
 }
@@ -124,7 +134,7 @@ export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
       throw new SourceError(location, undefined, 'the CSV source declares no row schema: give csvSource a row, or the pipeline a key (definePipeline derives the row from its columns)');
     }
     const { readCsvRows } = await import('./read-csv-rows.ts');
-    return readCsvRows(location, { ...source, header: source.header, row: source.row }, quarantine, options.onRow);
+    return readCsvRows(location, { ...source, header: source.header, row: source.row }, quarantine, options.onRow, options.unchanged);
   },
   // The replay file is idem's own, written as UTF-8 whatever the source's encoding.
   replay: (source, rows) => ({ text: `${csvLine(source.header ?? [], source.delimiter)}${rows.join('\n')}\n`, source: { ...source, encoding: 'utf-8' } }),

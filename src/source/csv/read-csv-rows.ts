@@ -1,7 +1,11 @@
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { parse, type CsvError, type Parser } from 'csv-parse';
+import { SourceChangedError } from '../../errors/source-changed-error.ts';
 import { SourceError } from '../../errors/source-error.ts';
+import { UnreadableFileError } from '../../errors/unreadable-file-error.ts';
+import { fileVersionChange, fileVersionOf, type FileVersion } from '../file-version.ts';
+import type { UnchangedFileCheck } from '../unchanged-file-check.ts';
 import type { QuarantinedRow } from '../quarantined-row.ts';
 import { csvLine } from '../../dialect/csv-line.ts';
 import { CsvByteCheck, type CsvByteFault } from './csv-byte-check.ts';
@@ -51,7 +55,7 @@ function fieldName(header: readonly string[], index: number): string {
 
 /** The file's first line, decoded (a BOM dropped), for a header message when csv-parse could not read it. */
 async function firstLine(file: string, encoding: CsvReadOptions['encoding']): Promise<string> {
-  const handle = await open(file);
+  const handle = await openSourceFile(file);
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(FIRST_LINE_BYTES), 0, FIRST_LINE_BYTES, 0);
     const text = decodeSourceText(buffer.subarray(0, bytesRead), encoding);
@@ -68,7 +72,7 @@ async function firstLine(file: string, encoding: CsvReadOptions['encoding']): Pr
  */
 async function refuseCutFile(file: string, header: readonly string[], options: CsvReadOptions): Promise<void> {
   if (options.lastLineBreak === 'optional') return;
-  const handle = await open(file);
+  const handle = await openSourceFile(file);
   let size: number;
   let last: Buffer;
   try {
@@ -115,14 +119,25 @@ async function refuseCutFile(file: string, header: readonly string[], options: C
  * is the file stream's read position, a little ahead of the record (for the progress bar).
  * `onRow` is called with each validated row before it is yielded.
  *
+ * A file still being written is not read as if it were whole: the bytes csv-parse reads are
+ * hashed (SHA-256) as they pass, in the same pass, and once the file is read to its end its
+ * version (`fstat` of the open file, and `stat` of its path: inode, size, mtime) must be the one
+ * it was opened at, with every byte of it read; a refusal of a file that changed meanwhile (a
+ * line its producer had half written) is the change. `unchanged` compares across the run's reads
+ * (the version each opened) and with a `--file` run key (the hash).
+ *
  * @throws SourceError naming the file and line (and the field and value where there is one)
  *   for every refusal above, and when the file cannot be read.
+ * @throws SourceChangedError when the file changed while it was read (see above), after its
+ *   last row was yielded: the caller must not take the rows as the whole file.
+ * @throws UnreadableFileError when this process may not read the file (EACCES, EPERM).
  */
 export async function* readCsvRows<Row>(
   file: string,
   spec: CsvReadSpec<Row>,
   quarantine: (row: QuarantinedRow) => Promise<void>,
   onRow?: (row: SourceRow<unknown>) => void,
+  unchanged?: UnchangedFileCheck,
 ): AsyncGenerator<SourceRow<Row>> {
   const options: CsvReadOptions = {
     encoding: spec.encoding ?? CSV_SOURCE_DEFAULTS.encoding,
@@ -139,7 +154,18 @@ export async function* readCsvRows<Row>(
     nullValues: new Set(spec.nullValues ?? CSV_SOURCE_DEFAULTS.nullValues),
     validate: createRowValidator(spec.row, names),
   };
-  const input = createReadStream(file);
+  const handle = await openSourceFile(file);
+  let opened: FileVersion;
+  try {
+    opened = fileVersionOf(await handle.stat({ bigint: true }));
+    unchanged?.opened(file, opened);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  // The handle stays open past the end of the stream: the file's version is read from it there.
+  const input = handle.createReadStream({ autoClose: false });
+  const hash = createHash('sha256');
   const parser = parse({ bom: true, delimiter: options.delimiter, skip_empty_lines: false, relax_column_count: true, raw: true, max_record_size: options.maxRecordBytes });
   // A parse error is read from `parser.errored` (see parsedRecords). The stream also emits it, a
   // tick later, when the reader may already have stopped for an earlier reason (a header that
@@ -150,7 +176,7 @@ export async function* readCsvRows<Row>(
   let layout: HeaderLayout | undefined;
   try {
     await refuseCutFile(file, names, options);
-    for await (const batch of parsedRecords(checkedText(input, options.encoding), parser)) {
+    for await (const batch of parsedRecords(checkedText(input, options.encoding, hash), parser)) {
       for (const { record, raw } of batch) {
         const line = nextLine;
         // Only a quoted field can hold a line break; most records have none.
@@ -169,6 +195,7 @@ export async function* readCsvRows<Row>(
         yield row;
       }
     }
+    await refuseChangedFile(file, handle, opened, input.bytesRead);
     if (layout === undefined && options.emptyFile === 'error') {
       throw new SourceError(
         file,
@@ -176,7 +203,11 @@ export async function* readCsvRows<Row>(
         `the file has no header line (${input.bytesRead === 0 ? '0 bytes' : 'only a BOM or blank lines'}): a writer that failed before its first line leaves such a file; if an empty file means no rows for this source, declare emptyFile: 'no-rows'`,
       );
     }
+    unchanged?.readToEnd(file, hash.digest('hex'));
   } catch (error) {
+    if (error instanceof SourceChangedError || error instanceof UnreadableFileError) throw error;
+    // A fault in a file that changed meanwhile (a line its producer had half written) is the change.
+    await refuseChangedFile(file, handle, opened);
     if (error instanceof SourceError) throw error;
     if (error instanceof ByteFaultFound) throw await byteFaultError(file, names, error.fault, options);
     if (isCsvError(error)) throw await parseError(file, names, error, nextLine, layout === undefined, options);
@@ -184,7 +215,35 @@ export async function* readCsvRows<Row>(
   } finally {
     parser.destroy();
     input.destroy();
+    await handle.close();
   }
+}
+
+/**
+ * Opens a source file for reading.
+ * @throws UnreadableFileError when this process may not read it; else what `open` throws.
+ */
+async function openSourceFile(file: string): Promise<FileHandle> {
+  try {
+    return await open(file);
+  } catch (error) {
+    throw UnreadableFileError.of(file, error) ?? error;
+  }
+}
+
+/**
+ * Once a file was read to its end (or stopped at a fault): the open file (`fstat`) and its path
+ * (`stat`) must still be the version it was opened at, and `bytesRead`, when given, its size. A
+ * producer that appended while it was read, or renamed another file into its place, changed one
+ * of them.
+ * @throws SourceChangedError naming the change.
+ */
+async function refuseChangedFile(file: string, handle: FileHandle, opened: FileVersion, bytesRead?: number): Promise<void> {
+  const change =
+    fileVersionChange(opened, fileVersionOf(await handle.stat({ bigint: true }))) ??
+    fileVersionChange(opened, await stat(file, { bigint: true }).then(fileVersionOf, () => undefined)) ??
+    (bytesRead === undefined || BigInt(bytesRead) === opened.size ? undefined : `${bytesRead} bytes were read of the ${opened.size} it had when it was opened`);
+  if (change !== undefined) throw new SourceChangedError(file, change);
 }
 
 /** What {@link toRow} needs of one read: the file, the header's names, null tokens and the row schema. */
@@ -247,12 +306,14 @@ class ByteFaultFound extends Error {
 }
 
 /**
- * Stage one: the file's chunks as text, each checked by {@link CsvByteCheck} before it is handed
- * on. At a fault, the text before it is handed on, then {@link ByteFaultFound} is thrown.
+ * Stage one: the file's chunks as text, each added to `hash` and checked by {@link CsvByteCheck}
+ * before it is handed on. At a fault, the text before it is handed on, then
+ * {@link ByteFaultFound} is thrown.
  */
-async function* checkedText(input: AsyncIterable<Buffer>, encoding: CsvReadOptions['encoding']): AsyncGenerator<Buffer> {
+async function* checkedText(input: AsyncIterable<Buffer>, encoding: CsvReadOptions['encoding'], hash: Hash): AsyncGenerator<Buffer> {
   const bytes = new CsvByteCheck(encoding);
   for await (const chunk of input) {
+    hash.update(chunk);
     const checked = bytes.next(chunk);
     yield checked.text;
     if (checked.fault) throw new ByteFaultFound(checked.fault);
