@@ -17,6 +17,8 @@
  * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
  * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
+ * | `stopped`      | 75   | retry later: a stop signal (SIGTERM, SIGINT, SIGHUP) stopped it; a plain |
+ * |                |      | rerun resumes (a second signal, or the grace's end, stops it at once)    |
  *
  * 75 is `EX_TEMPFAIL` from BSD's sysexits.h ("temporary failure … the user is invited to retry
  * the operation later").
@@ -31,7 +33,8 @@ export type Outcome =
   | 'usage'
   | 'needs-review'
   | 'lock-held'
-  | 'unavailable';
+  | 'unavailable'
+  | 'stopped';
 
 /** The exit codes idem uses, by what they tell a scheduler. */
 export const EXIT_CODES = {
@@ -56,6 +59,7 @@ const OUTCOME_EXIT_CODES: Readonly<Record<Outcome, ExitCode>> = Object.freeze({
   'needs-review': EXIT_CODES.needsOperator,
   'lock-held': EXIT_CODES.retryLater,
   unavailable: EXIT_CODES.retryLater,
+  stopped: EXIT_CODES.retryLater,
 });
 
 /** The exit code of an outcome (see {@link Outcome}). */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import { coerceError } from '../errors/coerce-error.ts';
+import { StoppedError } from '../errors/stopped-error.ts';
 import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { countLedgerItems, countTransientFailures } from '../ledger/ledger-reports.ts';
@@ -21,11 +22,12 @@ export const DEFAULT_WORK_POLL_MS = 1000;
  * completed, by this process or another, or was already), `needs-review` (the run is done but
  * items are failed or in review), `unavailable` (the only failed items failed transiently: a rerun
  * later retries them), `idle` (the run key did not reach its post stage within the
- * wait: nothing to do), `failed` (an error in this worker, or the run it helped failed: a rerun
- * of the run finishes it).
+ * wait: nothing to do), `stopped` (a stop signal stopped this worker, or the run it helped: a
+ * rerun of the run finishes it), `failed` (an error in this worker, or the run it helped failed:
+ * a rerun of the run finishes it).
  */
 export interface PostWorkerResult {
-  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'unavailable' | 'idle' | 'failed'>;
+  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'unavailable' | 'idle' | 'stopped' | 'failed'>;
   readonly exitCode: ExitCode;
   /** This worker's `claimed_by` name. */
   readonly worker: string;
@@ -52,10 +54,10 @@ export interface PostWorkerRequest {
  * run and any other workers (see `sharePostStage`), and completes the run if it sees the last
  * item posted. Never takes the pipeline's app lock: claims keep two processes off one item, and a
  * claim that ran out (a pause, failed renewals) sends nothing more (docs/scaling.md, "A process's
- * right to send"). Never throws.
+ * right to send"). A polite stop (`ctx.stop`) ends it `stopped` (see `sharePostStage`). Never throws.
  */
 export async function runPostWorker(
-  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date },
+  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date; stop?: AbortSignal },
   request: PostWorkerRequest,
 ): Promise<PostWorkerResult> {
   const started = performance.now();
@@ -90,10 +92,12 @@ export async function runPostWorker(
         return finish('needs-review', `run done, but items failed or are in review: see idem review ${pipeline.name}`);
       }
       if (jobRun?.status === 'failed' && helped) return finish('failed', 'the run failed in its own process: a rerun of it finishes the post stage');
+      if (jobRun?.status === 'stopped' && helped) return finish('stopped', 'the run was stopped in its own process: a rerun of it finishes the post stage');
+      ctx.stop?.throwIfAborted();
       if (jobRun?.status === 'started' && jobRun.stage === 'post') {
         helped = true;
         log.info({ stage: 'post', attempt: jobRun.attempts }, `joining the post stage of ${pipeline.name} ${runKey} (attempt ${jobRun.attempts})`);
-        const { state } = await sharePostStage({ db, config, now }, pipeline, {
+        const { state } = await sharePostStage({ db, config, now, ...(ctx.stop ? { stop: ctx.stop } : {}) }, pipeline, {
           runKey,
           attempt: { id: jobRun.id, attempt: jobRun.attempts },
           log,
@@ -109,10 +113,11 @@ export async function runPostWorker(
       if (Date.now() >= deadline) {
         return finish('idle', `the run key did not reach its post stage within ${request.waitMs ?? DEFAULT_WORK_WAIT_MS} ms (status: ${jobRun?.status ?? 'no run'}): nothing to do`);
       }
-      await delay(request.pollMs ?? DEFAULT_WORK_POLL_MS);
+      await delay(request.pollMs ?? DEFAULT_WORK_POLL_MS, undefined, ctx.stop ? { signal: ctx.stop } : {}).catch(() => undefined);
     }
   } catch (caught) {
     const error = coerceError(caught);
+    if (error instanceof StoppedError) return finish('stopped', error.message);
     return finish('failed', `worker failed: ${error.message}`, error);
   }
 }

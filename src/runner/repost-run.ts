@@ -6,6 +6,7 @@ import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
+import { StoppedError } from '../errors/stopped-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { enqueueReposts, selectRepostCandidates, type RepostCandidate, type RepostSelection } from '../ledger/enqueue-reposts.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
@@ -14,7 +15,7 @@ import { resolveDestination } from '../post/resolve-destination.ts';
 import type { ResolvedDestination } from '../post/resolved-destination.ts';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
-import type { JobRunAttempt } from '../runs/job-run.ts';
+import { endingStatusOf, type JobRunAttempt } from '../runs/job-run.ts';
 import { findJobRun, finishJobRun, startJobRun } from '../runs/job-runs-queries.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
@@ -137,8 +138,8 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
   } catch (caught) {
     const error = coerceError(caught);
     if (attempt && !(error instanceof LockLostError)) {
-      await finishJobRun(db, attempt, { status: 'failed', counts: run.report.counts, error: error.message, now: now() }).catch((e: Error) =>
-        run.report.log.error({ err: e }, 'could not record the failure in job_runs'),
+      await finishJobRun(db, attempt, { status: endingStatusOf(error), counts: run.report.counts, error: error.message, now: now() }).catch((e: Error) =>
+        run.report.log.error({ err: e }, 'could not record the end of the attempt in job_runs'),
       );
     }
     throw error;
@@ -190,7 +191,8 @@ export async function repostRun(ctx: RunContext, request: RepostRequest): Promis
       ending = acquired.acquired ? await repostLocked(ctx, request, { runRequest, report, lock: acquired.lock }) : { outcome: 'lock-held', error: new LockHeldError(lockName, acquired.holder) };
     }
   } catch (caught) {
-    ending = { outcome: 'failed', error: coerceError(caught) };
+    const error = coerceError(caught);
+    ending = { outcome: error instanceof StoppedError ? 'stopped' : 'failed', error };
   }
   return report.finish(ending);
 }

@@ -6,7 +6,7 @@ import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { connectionLostReason } from '../db/connection-lost-reason.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
-import type { JobRunAttempt } from '../runs/job-run.ts';
+import { endingStatusOf, type JobRunAttempt } from '../runs/job-run.ts';
 import { finishJobRun, startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
 import { isoClock, type RunContext } from './run-context.ts';
@@ -36,8 +36,9 @@ export function keepJobRunAlive(db: Database, attempt: JobRunAttempt, everyMs: n
  * `runPostPhase`). The stages and the post code are loaded only here, so a no-op never imports
  * them. Every `job_runs` write of the attempt names it (`JobRunAttempt`), so it never writes over
  * a newer attempt's row.
- * @throws whatever stops the attempt, once it is recorded as `failed` in `job_runs` (when the
- *   attempt got as far as to start one), except a lost lock: an attempt that lost its lock writes
+ * A polite stop (`ctx.stop`) ends the attempt at its next stage boundary with a `StoppedError`.
+ * @throws whatever stops the attempt, once it is recorded in `job_runs` (when the attempt got as
+ *   far as to start one) as `stopped` (a `StoppedError`) or `failed`, except a lost lock: an attempt that lost its lock writes
  *   nothing more, and the row is left to the attempt that holds the lock now (or the next one).
  */
 export async function runLockedAttempt(
@@ -60,6 +61,7 @@ export async function runLockedAttempt(
       const plan = await planRun(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, nowIso: now(), strategies });
       return { outcome: 'planned', message: 'dry run: the plan below; nothing was written or sent', plan };
     }
+    ctx.stop?.signal.throwIfAborted();
     const { jobRun, died } = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, now: now() });
     attempt = { id: jobRun.id, attempt: jobRun.attempts };
     await report.attemptStarted(jobRun.attempts);
@@ -79,7 +81,8 @@ export async function runLockedAttempt(
       const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log: report.log });
       report.counts.reconcile = Object.fromEntries(reconciled.map(({ destination, ...c }) => [destination, c]));
     }
-    await ctx.failpoints?.hit('before-post');
+    await ctx.failpoints?.hit('before-post', report.log);
+    ctx.stop?.signal.throwIfAborted();
     const { runPostPhase } = await import('./run-post-phase.ts');
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
@@ -87,8 +90,8 @@ export async function runLockedAttempt(
     if (error instanceof LockLostError || (error instanceof ConnectionLostError && error.cause instanceof LockLostError)) {
       if (attempt) report.log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
     } else if (attempt) {
-      await finishJobRun(db, attempt, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
-        report.log.error({ err: e }, 'could not record the failure in job_runs'),
+      await finishJobRun(db, attempt, { status: endingStatusOf(error), counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
+        report.log.error({ err: e }, 'could not record the end of the attempt in job_runs'),
       );
     }
     throw error;

@@ -22,7 +22,7 @@ export async function runView(ctx: UiContext, args: { jobName: string; runKey: s
   const ended =
     run.status === 'started'
       ? state.state === 'dead' ? `not recorded: it died (${state.why})` : 'still running'
-      : run.status === 'failed' ? 'failed' : run.status === 'needs_review' ? 'done; ledger items need an operator' : 'completed';
+      : run.status === 'failed' ? 'failed' : run.status === 'stopped' ? 'stopped by a signal (see the reason below); a rerun resumes' : run.status === 'needs_review' ? 'done; ledger items need an operator' : 'completed';
   const earlier = run.attempts - 1;
   const quarantined = await countQuarantine(ctx.db, { jobName, runKey });
   const quarantine = await listQuarantine(ctx.db, { jobName, runKey, limit: PAGE_SIZE + 1, offset: (args.quarantinePage - 1) * PAGE_SIZE });
@@ -37,7 +37,7 @@ export async function runView(ctx: UiContext, args: { jobName: string; runKey: s
 <tr><td>${run.attempts} (latest)</td><td>${run.triggeredBy}</td><td>${instant(run.startedAt)}</td><td>${instant(run.finishedAt)}</td><td>${run.finishedAt ? duration(Date.parse(run.finishedAt) - Date.parse(run.startedAt)) : '-'}</td><td>${ended}</td></tr>
 ${earlier > 0 ? html`<tr><td>1–${earlier}</td><td colspan="5" class="meta">${earlier} earlier attempt(s)${run.diedAttempts > 0 ? `, ${run.diedAttempts} of them died without recording their end (killed, host lost, or lock lost)` : ', each recorded its end'}; job_runs keeps the latest attempt's details</td></tr>` : ''}
 </tbody></table>
-${run.error ? html`<h3>Error</h3><pre class="error">${run.error}</pre>` : ''}
+${run.error ? html`<h3>${run.status === 'stopped' ? 'Why it stopped' : 'Error'}</h3><pre class="error">${run.error}</pre>` : ''}
 </section>
 <section class="card">
 <h2>Stages</h2>

@@ -18,6 +18,7 @@ const EXPECTED: Record<Outcome, number> = {
   'needs-review': 3,
   'lock-held': 75,
   unavailable: 75,
+  stopped: 75,
 };
 
 describe('exitCodeOf', () => {

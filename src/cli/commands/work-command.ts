@@ -4,6 +4,7 @@ import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { runPostWorker } from '../../post/run-post-worker.ts';
 import { parseRunKey } from '../../runs/run-key.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
+import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 
 /** The flags of `idem work`. */
@@ -26,15 +27,19 @@ export async function workCommand(name: string, options: WorkCommandOptions): Pr
   const pipeline = await loadPipeline(config.projectDir, name);
   const runKey = typedRunKey ?? (await resolveRunKey(options, pipeline, config.now ?? new Date())).value;
   return withSession(
-    async (session) => {
-      const result = await runPostWorker(session, {
-        pipeline,
-        runKey,
-        ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
-        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      });
-      return result.outcome;
-    },
+    (session) =>
+      withPoliteStop(session.logger, config.stopGraceMs, async (stop) => {
+        const result = await runPostWorker(
+          { ...session, stop: stop.signal },
+          {
+            pipeline,
+            runKey,
+            ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+            ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+          },
+        );
+        return result.outcome;
+      }),
     { config },
   );
 }
