@@ -16,6 +16,9 @@ function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): 
   };
 }
 
+/** The commands that stop politely on a stop signal (see `withPoliteStop`). */
+const STOPS_POLITELY: ReadonlySet<string> = new Set(['run', 'work', 'backfill', 'repost']);
+
 /** The most processes `idem run --workers` starts on one host; more hosts: `idem work` on each. */
 const MAX_LOCAL_WORKERS = 32;
 
@@ -236,6 +239,9 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       outcome = await sandboxApiCommand(options);
     });
 
+  // The commands that run a pipeline or post stop politely on SIGTERM, SIGINT and SIGHUP, also
+  // while they are still starting (docs/operating.md, "Stopping a run").
+  const stopListening = STOPS_POLITELY.has(argv[0] ?? '') ? (await import('./with-polite-stop.ts')).listenForStopSignals() : undefined;
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
@@ -249,6 +255,8 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       process.stderr.write(redactSecrets(`idem: ${(error as Error).stack ?? String(error)}\n`));
       outcome = 'failed';
     }
+  } finally {
+    stopListening?.();
   }
   return exitCodeOf(outcome);
 }

@@ -10,7 +10,7 @@ export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SI
 /** Why a polite stop became a stop at once. */
 export type HardStopReason = { readonly kind: 'second-signal'; readonly signal: NodeJS.Signals } | { readonly kind: 'grace-ended'; readonly graceMs: number };
 
-/** What a {@link PoliteStop} does at each step. */
+/** What a {@link PoliteStop} does at each step, given once the command can act on it (see {@link PoliteStop.arm}). */
 export interface PoliteStopOptions {
   /** How long the work in flight may take after the first signal, in ms (`IDEM_STOP_GRACE_MS`). */
   readonly graceMs: number;
@@ -29,19 +29,23 @@ export interface PoliteStopOptions {
  * boundary and before every claim and every request (they stop claiming and starting new work,
  * let what is in flight finish, record the attempt `stopped`, release the lock and exit 75); a
  * second signal, or the end of the grace period, calls `onHardStop`, which ends the process at
- * once (a rerun is then as safe as after a kill). One per process: `install` listens to
- * {@link STOP_SIGNALS}, `uninstall` gives them back to Node's defaults.
+ * once (a rerun is then as safe as after a kill).
+ *
+ * One per process, installed as early as the command line can (`install` listens to
+ * {@link STOP_SIGNALS}), and armed once the command has its settings and logger (`arm`): a
+ * signal that came before is acted on then, so a process just starting is stopped politely too.
+ * `uninstall` gives the signals back to Node's defaults.
  */
 export class PoliteStop {
-  readonly #options: PoliteStopOptions;
   readonly #controller = new AbortController();
   readonly #listeners = new Set<(signal: NodeJS.Signals) => void>();
+  #options: PoliteStopOptions | undefined;
+  #signals: NodeJS.Signals[] = [];
   #graceTimer: NodeJS.Timeout | undefined;
   #hardStopped = false;
   readonly #onSignal = (signal: NodeJS.Signals): void => this.receive(signal);
 
-  constructor(options: PoliteStopOptions) {
-    this.#options = options;
+  constructor() {
     // Every retry wait and every post stage wait listens to it meanwhile: no leak, a crowd.
     setMaxListeners(0, this.#controller.signal);
   }
@@ -63,6 +67,15 @@ export class PoliteStop {
     clearTimeout(this.#graceTimer);
   }
 
+  /** Gives the stop its grace and what it does; the signals received before are acted on now. */
+  arm(options: PoliteStopOptions): this {
+    this.#options = options;
+    const [first, second] = this.#signals;
+    if (first !== undefined) this.#startGrace(first);
+    if (second !== undefined) this.#hardStop({ kind: 'second-signal', signal: second });
+    return this;
+  }
+
   /**
    * Calls `listener` with every stop signal received from now on, the first and any later one,
    * before this process acts on it (`idem run --workers` passes each on to its `idem work` children).
@@ -76,20 +89,26 @@ export class PoliteStop {
   /** What the process does with a stop signal (what `install` listens with). */
   receive(signal: NodeJS.Signals): void {
     for (const listener of this.#listeners) listener(signal);
+    this.#signals.push(signal);
     if (!this.#controller.signal.aborted) {
       this.#controller.abort(new StoppedError(signal));
-      this.#graceTimer = setTimeout(() => this.#hardStop({ kind: 'grace-ended', graceMs: this.#options.graceMs }), this.#options.graceMs);
-      // The grace never keeps a finished process alive.
-      this.#graceTimer.unref();
-      this.#options.onStop?.(signal);
+      if (this.#options) this.#startGrace(signal);
       return;
     }
-    this.#hardStop({ kind: 'second-signal', signal });
+    if (this.#options) this.#hardStop({ kind: 'second-signal', signal });
+  }
+
+  #startGrace(signal: NodeJS.Signals): void {
+    const { graceMs, onStop } = this.#options!;
+    this.#graceTimer = setTimeout(() => this.#hardStop({ kind: 'grace-ended', graceMs }), graceMs);
+    // The grace never keeps a finished process alive.
+    this.#graceTimer.unref();
+    onStop?.(signal);
   }
 
   #hardStop(reason: HardStopReason): void {
     if (this.#hardStopped) return;
     this.#hardStopped = true;
-    this.#options.onHardStop(reason);
+    this.#options!.onHardStop(reason);
   }
 }
