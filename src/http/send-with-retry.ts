@@ -100,6 +100,7 @@ export async function sendWithRetry<T>(attemptFn: (attempt: number) => Promise<T
 /** `sleep(ms)`, ended early when `signal` aborts. */
 async function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal === undefined) return sleep(ms);
+  if (signal.aborted) return;
   let onAbort = (): void => undefined;
   const aborted = new Promise<void>((resolve) => {
     onAbort = resolve;
