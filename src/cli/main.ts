@@ -16,8 +16,10 @@ function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): 
   };
 }
 
-/** The commands that stop politely on a stop signal (see `withPoliteStop`). */
-const STOPS_POLITELY: ReadonlySet<string> = new Set(['run', 'work', 'backfill', 'repost']);
+/** Whether the command `argv` names stops politely on a stop signal (see `withPoliteStop`): those that run a pipeline or post. */
+function stopsPolitely(argv: readonly string[]): boolean {
+  return ['run', 'work', 'backfill', 'repost'].includes(argv[0] ?? '') || (argv[0] === 'quarantine' && argv.includes('--replay'));
+}
 
 /** The most processes `idem run --workers` starts on one host; more hosts: `idem work` on each. */
 const MAX_LOCAL_WORKERS = 32;
@@ -241,7 +243,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
 
   // The commands that run a pipeline or post stop politely on SIGTERM, SIGINT and SIGHUP, also
   // while they are still starting (docs/operating.md, "Stopping a run").
-  const stopListening = STOPS_POLITELY.has(argv[0] ?? '') ? (await import('./with-polite-stop.ts')).listenForStopSignals() : undefined;
+  const stopListening = stopsPolitely(argv) ? (await import('./with-polite-stop.ts')).listenForStopSignals() : undefined;
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

@@ -21,7 +21,7 @@ export function listenForStopSignals(): () => void {
 
 /**
  * Runs `work` (a command that runs a pipeline or posts: `idem run`, `backfill`, `work`,
- * `repost`) under the process's {@link PoliteStop}, armed with `graceMs`: the first SIGTERM,
+ * `repost`, `quarantine --replay`) under the process's {@link PoliteStop}, armed with `graceMs`: the first SIGTERM,
  * SIGINT or SIGHUP (also one before this was called) is logged and asks the work to stop at its
  * next boundary (it ends `stopped`, exit 75); a second signal, or the end of `graceMs`, writes one
  * `stage: 'summary'` line and exits 75 at once, whatever is in flight (the database rolls back an
