@@ -25,9 +25,10 @@ export function listenForStopSignals(): () => void {
  * SIGINT or SIGHUP (also one before this was called) is logged and asks the work to stop at its
  * next boundary (it ends `stopped`, exit 75); a second signal, or the end of `graceMs`, writes one
  * `stage: 'summary'` line and exits 75 at once, whatever is in flight (the database rolls back an
- * open transaction; a rerun is as safe as after a kill). The handlers are removed when `work` ends.
+ * open transaction; a rerun is as safe as after a kill). `main` removes the handlers when the command ends.
  */
 export async function withPoliteStop<T>(log: Logger, graceMs: number, work: (stop: PoliteStop) => Promise<T>): Promise<T> {
+  const own = processStop === undefined;
   const stop = processStop ?? new PoliteStop().install();
   stop.arm({
     graceMs,
@@ -38,8 +39,8 @@ export async function withPoliteStop<T>(log: Logger, graceMs: number, work: (sto
   try {
     return await work(stop);
   } finally {
-    stop.uninstall();
-    if (stop === processStop) processStop = undefined;
+    // The process's own stop listens on until `main` ends (the database is still to be closed).
+    if (own) stop.uninstall();
   }
 }
 
