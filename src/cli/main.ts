@@ -17,6 +17,11 @@ function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): 
   };
 }
 
+/** Whether the command `argv` names stops politely on a stop signal (see `withPoliteStop`): those that run a pipeline or post. */
+function stopsPolitely(argv: readonly string[]): boolean {
+  return ['run', 'work', 'backfill', 'repost'].includes(argv[0] ?? '') || (argv[0] === 'quarantine' && argv.includes('--replay'));
+}
+
 /** The most processes `idem run --workers` starts on one host; more hosts: `idem work` on each. */
 const MAX_LOCAL_WORKERS = 32;
 
@@ -256,6 +261,9 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       outcome = await sandboxApiCommand(options);
     });
 
+  // The commands that run a pipeline or post stop politely on SIGTERM, SIGINT and SIGHUP, also
+  // while they are still starting (docs/operating.md, "Stopping a run").
+  const stopListening = stopsPolitely(argv) ? (await import('./with-polite-stop.ts')).listenForStopSignals() : undefined;
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
@@ -269,6 +277,8 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       process.stderr.write(redactSecrets(`idem: ${(error as Error).stack ?? String(error)}\n`));
       outcome = 'failed';
     }
+  } finally {
+    stopListening?.();
   }
   return exitCodeOf(outcome);
 }

@@ -44,6 +44,14 @@ export interface ResolvedConfig {
    * at session start. @defaultValue 30000
    */
   readonly mssqlRequestTimeoutMs: number;
+  /**
+   * `IDEM_STOP_GRACE_MS`: how long a polite stop (the first SIGTERM, SIGINT or SIGHUP) lets the
+   * work in flight finish (requests to destinations, a transaction) before it stops at once, in
+   * ms. Keep it below the scheduler's own wait before its SIGKILL (Kubernetes'
+   * `terminationGracePeriodSeconds`, 30 s by default; systemd's `TimeoutStopSec`, 90 s by
+   * default). @defaultValue 10000
+   */
+  readonly stopGraceMs: number;
   /** `LOG_LEVEL`: pino level. @defaultValue 'info' */
   readonly logLevel: string;
   /**

@@ -31,6 +31,11 @@ export interface SendWithRetryOptions {
   readonly random?: () => number;
   /** The clock the `maxRetryTimeMs` budget is measured with (ms). @defaultValue `Date.now` */
   readonly now?: () => number;
+  /**
+   * Once aborted, no further attempt is made: a wait under way ends at once, and the retries end
+   * with the last failure (a process asked to stop). @defaultValue none
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -59,7 +64,7 @@ export interface SendWithRetryOptions {
  * ```
  */
 export async function sendWithRetry<T>(attemptFn: (attempt: number) => Promise<T>, options: SendWithRetryOptions): Promise<T> {
-  const { settings, shouldRetry = (failure) => failure.kind === 'transient', onRetry, sleep = delay, random = Math.random, now = Date.now } = options;
+  const { settings, shouldRetry = (failure) => failure.kind === 'transient', onRetry, sleep = delay, random = Math.random, now = Date.now, signal } = options;
   const startedAt = now();
   return pRetry(
     async (attempt) => {
@@ -81,12 +86,29 @@ export async function sendWithRetry<T>(attemptFn: (attempt: number) => Promise<T
       // throwing here ends the retries with the thrown error.
       onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
         const failed = error as HttpRequestFailedError; // the only thing the attempt function throws
-        if (retriesLeft === 0) throw failed;
+        if (retriesLeft === 0 || signal?.aborted) throw failed;
         const delayMs = retryDelayMs(failed.failure, attemptNumber, settings, random);
         if (now() - startedAt + delayMs > settings.maxRetryTimeMs) throw failed;
         await onRetry?.({ attempt: attemptNumber, failure: failed.failure, delayMs });
-        await sleep(delayMs);
+        await sleepUnlessAborted(sleep, delayMs, signal);
+        if (signal?.aborted) throw failed;
       },
     },
   );
+}
+
+/** `sleep(ms)`, ended early when `signal` aborts. */
+async function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return sleep(ms);
+  if (signal.aborted) return;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = resolve;
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([sleep(ms), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }

@@ -121,3 +121,19 @@ export async function requeueTransientFailures(q: Queryable, args: { jobName: st
       .update({ status: 'pending', updated_at: ledgerInstant(q, args.nowIso) }),
   );
 }
+
+/**
+ * Releases the claims a stopping process holds on items it has not sent (a polite stop, after
+ * its requests in flight finished): its `pending` items lose their claim (token and expiry), so
+ * the next attempt claims them at once, without a takeover grace: this process sent none of them.
+ * Items it is `sending` keep their claim (mark-before-send: they go to review if never answered).
+ * @returns the number of claims released.
+ */
+export async function releaseUnsentClaims(q: Queryable, args: { worker: string }): Promise<number> {
+  return ledgerWrite(q, () =>
+    q.knex(LEDGER)
+      .where({ claimed_by: args.worker, status: 'pending' })
+      .whereNotNull('claim_expires_at')
+      .update({ claim_token: null, claim_expires_at: null }),
+  );
+}

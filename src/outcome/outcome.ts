@@ -22,6 +22,8 @@
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
  * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
  * | `source-changed` | 75 | retry later: the source file changed while the run read it               |
+ * | `stopped`      | 75   | retry later: a stop signal (SIGTERM, SIGINT, SIGHUP) stopped it; a plain |
+ * |                |      | rerun resumes (a second signal, or the grace's end, stops it at once)    |
  *
  * 75 is `EX_TEMPFAIL` from BSD's sysexits.h ("temporary failure … the user is invited to retry
  * the operation later").
@@ -39,7 +41,9 @@ export type Outcome =
   | 'lock-held'
   | 'unavailable'
   | 'source-changed'
-  | 'disk-full';
+  | 'disk-full'
+
+  | 'stopped';
 
 /** The exit codes idem uses, by what they tell a scheduler. */
 export const EXIT_CODES = {
@@ -67,6 +71,7 @@ const OUTCOME_EXIT_CODES: Readonly<Record<Outcome, ExitCode>> = Object.freeze({
   unavailable: EXIT_CODES.retryLater,
   'source-changed': EXIT_CODES.retryLater,
   'disk-full': EXIT_CODES.needsOperator,
+  stopped: EXIT_CODES.retryLater,
 });
 
 /** The exit code of an outcome (see {@link Outcome}). */

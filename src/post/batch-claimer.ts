@@ -43,6 +43,8 @@ export interface BatchClaimerOptions {
   readonly held: HeldClaims;
   /** Runs before every claim, once the worker has proved it may post. */
   readonly beforeClaim?: () => Promise<void>;
+  /** Aborted on a polite stop: no item is handed out, and no batch claimed, after it. @defaultValue none */
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -69,9 +71,15 @@ export class BatchClaimer {
     this.#limit = claimBatchSize(options.concurrency);
   }
 
-  /** The claimed items, in claim order; ends when a claim finds nothing. @throws what a claim throws. */
+  /**
+   * The claimed items, in claim order; ends when a claim finds nothing, or at a polite stop (once
+   * a claim under way has ended: what it and the batch at hand claimed stays claimed, for
+   * `releaseUnsentClaims`). @throws what a claim throws.
+   */
   async *items(): AsyncGenerator<ClaimedItem> {
+    const { stop } = this.#options;
     const prefetchAt = Math.max(this.#options.concurrency, Math.floor(this.#limit / 2));
+    if (stop?.aborted) return;
     let next: Promise<ClaimedItem[]> | undefined = this.#claimBatch();
     let buffer: ClaimedItem[] = [];
     for (;;) {
@@ -79,6 +87,10 @@ export class BatchClaimer {
         buffer = await next!;
         next = undefined;
         if (buffer.length === 0) return;
+      }
+      if (stop?.aborted) {
+        await next?.catch(() => undefined);
+        return;
       }
       if (next === undefined && buffer.length <= prefetchAt) {
         next = this.#claimBatch();

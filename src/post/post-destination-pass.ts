@@ -23,7 +23,9 @@ import { withClaimRenewal } from './with-claim-renewal.ts';
  * lapsed and the destination's takeover grace has passed. Under a strategy that `marksSending`
  * (mark-before-send), items left `sending` with no live claim (their process died, or stopped,
  * mid-request) go to `review` before every claim, and each outcome is written at once; under the
- * others outcomes are written in batches (see `LedgerOutcomeWriter`). Logs one line with the pass's counts.
+ * others outcomes are written in batches (see `LedgerOutcomeWriter`). A polite stop (`ctx.stop`)
+ * ends the claims and the retries; the requests in flight finish and their outcomes are written.
+ * Logs one line with the pass's counts.
  * @returns the pass's counts.
  * @throws whatever `run.worker.assertMayPost` and `assertMaySend` throw (the run: LockLostError),
  *   and database errors.
@@ -55,6 +57,7 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
       claimTtlMs: config.claimTtlMs,
       graceMs,
       held,
+      ...(ctx.stop ? { stop: ctx.stop } : {}),
       ...(marksSending
         ? {
             beforeClaim: async () => {
@@ -65,7 +68,7 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
           }
         : {}),
     });
-    const item = { db, pipeline, destination, agent, worker: run.worker, writer, tally, log, progress, now: ctx.now, ...(ctx.sleep ? { sleep: ctx.sleep } : {}) };
+    const item = { db, pipeline, destination, agent, worker: run.worker, writer, tally, log, progress, now: ctx.now, ...(ctx.sleep ? { sleep: ctx.sleep } : {}), ...(ctx.stop ? { stop: ctx.stop } : {}) };
     const renewal = { db, worker: run.worker.name, claimTtlMs: config.claimTtlMs, held, log, serialize: <T>(task: () => Promise<T>) => writer.serialize(task) };
     await withClaimRenewal(renewal, async () => {
       await pMap(claimer.items(), (claimed) => sendClaimedItem(claimed, item), { concurrency: destination.http.concurrency });

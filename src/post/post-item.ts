@@ -54,6 +54,12 @@ export interface PostItemContext {
   readonly onRetry?: (info: RetryInfo) => void;
   /** Injected in tests so long waits do not sleep. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Aborted on a polite stop: a request in flight finishes, but no retry starts (a wait for one
+   * ends at once); the item ends as the strategy ends it once its retries are spent (a transient
+   * failure is `failed`, and the next attempt sends it again). @defaultValue none
+   */
+  readonly stop?: AbortSignal;
 }
 
 function describe(failure: HttpFailure, cause: unknown): string {
@@ -123,9 +129,10 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   try {
     const remoteReference = await sendWithRetry(attempt, {
       settings: destination.http.retry,
-      shouldRetry: (failure) => strategy.retries(failure),
+      shouldRetry: (failure) => !ctx.stop?.aborted && strategy.retries(failure),
       ...(ctx.onRetry ? { onRetry: ctx.onRetry } : {}),
       ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
+      ...(ctx.stop ? { signal: ctx.stop } : {}),
     });
     return { status: 'posted', attempts, remoteReference, postedBy: found ? 'found' : request.method === 'POST' ? 'created' : 'updated' };
   } catch (error) {

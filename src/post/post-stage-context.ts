@@ -14,6 +14,11 @@ export interface PostStageContext {
   readonly sleep?: (ms: number) => Promise<void>;
   /** @defaultValue `SILENT_PROGRESS` */
   readonly progress?: ProgressFactory;
+  /**
+   * Aborted when the process is asked to stop (a polite stop, see `PoliteStop`): no claim and no
+   * request starts after it, the requests in flight finish. @defaultValue none
+   */
+  readonly stop?: AbortSignal;
 }
 
 /** One pass of one process over a run's post stage. */

@@ -9,11 +9,15 @@ import type { PostPass, PostStageContext } from './post-stage-context.ts';
  * Every outcome releases its item's claim.
  *
  * Items another process holds under a live claim are not waited for here: see `finishPostedRun`.
- * @returns the pass's counts, one per destination, in the pipeline's order.
+ * A polite stop (`ctx.stop`) ends the pass after the destination it is at.
+ * @returns the pass's counts, one per destination, in the pipeline's order (fewer when stopped).
  * @throws whatever `worker.assertMayPost` throws (the run: LockLostError), and database errors.
  */
 export async function postStage(ctx: PostStageContext, pipeline: PipelineDefinition, run: PostPass): Promise<PostCounts[]> {
   const results: PostCounts[] = [];
-  for (const definition of pipeline.destinations) results.push(await postDestinationPass(ctx, pipeline, definition, run));
+  for (const definition of pipeline.destinations) {
+    if (ctx.stop?.aborted) break;
+    results.push(await postDestinationPass(ctx, pipeline, definition, run));
+  }
   return results;
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import { coerceError } from '../errors/coerce-error.ts';
+import { StoppedError } from '../errors/stopped-error.ts';
 import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { countLedgerItems, countTransientFailures } from '../ledger/ledger-reports.ts';
@@ -23,11 +24,12 @@ export const DEFAULT_WORK_POLL_MS = 1000;
  * completed, by this process or another, or was already), `needs-review` (the run is done but
  * items are failed or in review), `unavailable` (the only failed items failed transiently: a rerun
  * later retries them), `idle` (the run key did not reach its post stage within the
- * wait: nothing to do), `failed` (an error in this worker, or the run it helped failed: a rerun
- * of the run finishes it).
+ * wait: nothing to do), `stopped` (a stop signal stopped this worker, or the run it helped: a
+ * rerun of the run finishes it), `failed` (an error in this worker, or the run it helped failed:
+ * a rerun of the run finishes it).
  */
 export interface PostWorkerResult {
-  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'unavailable' | 'idle' | 'failed'>;
+  readonly outcome: Extract<Outcome, 'completed' | 'needs-review' | 'unavailable' | 'idle' | 'stopped' | 'failed'>;
   readonly exitCode: ExitCode;
   /** This worker's `claimed_by` name. */
   readonly worker: string;
@@ -55,10 +57,11 @@ export interface PostWorkerRequest {
  * item posted. Never takes the pipeline's app lock: claims keep two processes off one item, and a
  * claim that ran out (a pause, failed renewals) sends nothing more (docs/scaling.md, "A process's
  * right to send"). With `ctx.telemetry`, the session is one trace (see `Telemetry.startWork`),
- * ended with the summary line. Never throws.
+ * ended with the summary line. A polite stop (`ctx.stop`) ends it `stopped` (see `sharePostStage`).
+ * Never throws.
  */
 export async function runPostWorker(
-  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date; telemetry?: Telemetry | undefined },
+  ctx: { db: Database; config: ResolvedConfig; logger: Logger; now?: () => Date; telemetry?: Telemetry | undefined; stop?: AbortSignal },
   request: PostWorkerRequest,
 ): Promise<PostWorkerResult> {
   const started = performance.now();
@@ -95,13 +98,15 @@ export async function runPostWorker(
         return finish('needs-review', `run done, but items failed or are in review: see idem review ${pipeline.name}`);
       }
       if (jobRun?.status === 'failed' && helped) return finish('failed', 'the run failed in its own process: a rerun of it finishes the post stage');
+      if (jobRun?.status === 'stopped' && helped) return finish('stopped', 'the run was stopped in its own process: a rerun of it finishes the post stage');
+      ctx.stop?.throwIfAborted();
       if (jobRun?.status === 'started' && jobRun.stage === 'post') {
         // The latency of requests to each destination is recorded under its name.
         if (!helped) for (const definition of pipeline.destinations) trace?.sendsTo(resolveDestination(config, definition));
         helped = true;
         trace?.attemptStarted(jobRun.attempts);
         log.info({ stage: 'post', attempt: jobRun.attempts }, `joining the post stage of ${pipeline.name} ${runKey} (attempt ${jobRun.attempts})`);
-        const { state } = await sharePostStage({ db, config, now }, pipeline, {
+        const { state } = await sharePostStage({ db, config, now, ...(ctx.stop ? { stop: ctx.stop } : {}) }, pipeline, {
           runKey,
           attempt: { id: jobRun.id, attempt: jobRun.attempts },
           log,
@@ -118,10 +123,11 @@ export async function runPostWorker(
       if (Date.now() >= deadline) {
         return finish('idle', `the run key did not reach its post stage within ${request.waitMs ?? DEFAULT_WORK_WAIT_MS} ms (status: ${jobRun?.status ?? 'no run'}): nothing to do`);
       }
-      await delay(request.pollMs ?? DEFAULT_WORK_POLL_MS);
+      await delay(request.pollMs ?? DEFAULT_WORK_POLL_MS, undefined, ctx.stop ? { signal: ctx.stop } : {}).catch(() => undefined);
     }
   } catch (caught) {
     const error = coerceError(caught);
+    if (error instanceof StoppedError) return finish('stopped', error.message);
     return finish('failed', `worker failed: ${error.message}`, error);
   }
 }

@@ -29,6 +29,8 @@ export interface ClaimedItemContext {
   readonly now: () => string;
   /** Injected in tests so long retry waits do not sleep. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Aborted on a polite stop: no retry starts after it (see `PostItemContext.stop`). */
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -72,6 +74,7 @@ async function sendAndRecord({ item, row, remoteReference, lease }: ClaimedItem,
       // `attempt` on a run's lines is its job_runs attempt: the request's own is `requestAttempt`.
       onRetry: ({ attempt, failure, delayMs }) => log.debug({ reference: item.sourceReference, requestAttempt: attempt, reason: failure.reason, delayMs }, 'retrying'),
       ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
+      ...(ctx.stop ? { stop: ctx.stop } : {}),
     });
   } catch (error) {
     if (!(error instanceof ClaimLostError)) throw error;

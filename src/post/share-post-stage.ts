@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { ProgressFactory } from '../progress/progress.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
+import { releaseUnsentClaims } from '../ledger/ledger-claims.ts';
 import { finishPostedRun, type PostedRunState } from './finish-posted-run.ts';
 import { addPostCounts, type PostCounts } from './post-counts.ts';
 import { postStage } from './post-stage.ts';
@@ -41,16 +42,28 @@ export interface SharePostStageArgs {
  * @returns this process's post counts and the run's state: `done` with `completed` or
  *   `needs_review`, or (for a worker only) `started` when the attempt it helped was replaced by a
  *   new one before the end.
- * @throws what `postStage` throws (the run: LockLostError), and database errors.
+ * A polite stop (`ctx.stop`) is honoured after a pass (which claims nothing more once it comes,
+ * and lets the requests in flight finish) and during a wait: the claims this process holds on
+ * items it has not sent are released, so a rerun takes them at once.
+ * @throws what `postStage` throws (the run: LockLostError), StoppedError after a polite stop,
+ *   and database errors.
  */
 export async function sharePostStage(
-  ctx: { db: Database; config: ResolvedConfig; now: () => string; progress?: ProgressFactory },
+  ctx: { db: Database; config: ResolvedConfig; now: () => string; progress?: ProgressFactory; stop?: AbortSignal },
   pipeline: PipelineDefinition,
   args: SharePostStageArgs,
 ): Promise<{ post: PostCounts[]; state: Extract<PostedRunState, { done: true }> }> {
   const pass = { runKey: args.runKey, log: args.log, worker: args.worker };
+  /** A polite stop: the process's claims on items it has not sent are released, and the stop's `StoppedError` thrown. */
+  const stopIfAsked = async (): Promise<void> => {
+    if (!ctx.stop?.aborted) return;
+    const released = await releaseUnsentClaims(ctx.db, { worker: args.worker.name });
+    args.log.info({ stage: 'post', released }, `post stage stopped: the requests in flight finished; ${released} claimed item(s) not sent were released for the rerun`);
+    ctx.stop.throwIfAborted();
+  };
   let post = await postStage(ctx, pipeline, { ...pass, firstPass: true });
   args.onPosted?.(post);
+  await stopIfAsked();
   await args.beforeFinish?.();
   let waits = 0;
   // A worker that writes the run's end is named in its recorded attempt; the run's own process is not.
@@ -64,9 +77,11 @@ export async function sharePostStage(
     const waiting = `${state.open} item(s) still open in other processes: waiting for them to finish, or for their claims to lapse (IDEM_CLAIM_TTL_MS ${ctx.config.claimTtlMs} ms, then the destination's takeover grace)`;
     if (waits++ === 0) args.log.info({ open: state.open }, waiting);
     else args.log.debug({ open: state.open }, waiting);
-    await delay(pollMs);
+    await delay(pollMs, undefined, ctx.stop ? { signal: ctx.stop } : {}).catch(() => undefined);
+    await stopIfAsked();
     const again = await postStage(ctx, pipeline, pass);
-    post = post.map((counts, i) => addPostCounts(counts, again[i]!));
+    post = post.map((counts, i) => (again[i] ? addPostCounts(counts, again[i]) : counts));
     args.onPosted?.(post);
+    await stopIfAsked();
   }
 }

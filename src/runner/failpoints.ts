@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
 import { UsageError } from '../errors/usage-error.ts';
 
 /** The places in a run where a failpoint can fire, in run order. */
@@ -34,9 +35,11 @@ export class Failpoints {
     }
   }
 
-  async hit(name: FailpointName): Promise<void> {
+  /** Fires the point's action, if one is set; a `wait` logs that it waits (on `log`), so a test can wait for that line. */
+  async hit(name: FailpointName, log?: Logger): Promise<void> {
     const action = this.#actions.get(name);
     if (!action) return;
+    if (action.kind === 'wait') log?.info({ failpoint: name, waitFor: action.file }, `failpoint ${name}: waiting for ${action.file}`);
     if (action.kind === 'kill') process.kill(process.pid, 'SIGKILL');
     if (action.kind === 'fail') throw new Error(`failpoint ${name} fired`);
     if (action.kind === 'sleep') await new Promise((resolve) => setTimeout(resolve, action.ms));

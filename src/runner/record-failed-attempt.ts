@@ -3,7 +3,7 @@ import type { Database } from '../db/database.ts';
 import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
 import { exitCodeOf } from '../outcome/outcome.ts';
-import type { JobRunAttempt } from '../runs/job-run.ts';
+import { endingStatusOf, type JobRunAttempt } from '../runs/job-run.ts';
 import { finishJobRun, recordLostLock } from '../runs/job-runs-queries.ts';
 import { failureOutcomeOf } from './run-report.ts';
 
@@ -11,7 +11,8 @@ import { failureOutcomeOf } from './run-report.ts';
  * Records how a started attempt that `error` stopped ended, with the exit code it ends with: a
  * lost app lock (a `LockLostError`, or a lost connection behind which one lies) in the attempt's
  * own record only (`recordLostLock`: `job_runs` is left to the attempt that holds the lock now,
- * or to the next one); any other error as `failed` in `job_runs` and its record. A write that
+ * or to the next one); any other error as `stopped` (a polite stop's `StoppedError`) or `failed`
+ * in `job_runs` and its record. A write that
  * fails (the database gone too) is logged, never thrown.
  */
 export async function recordFailedAttempt(db: Database, attempt: JobRunAttempt, args: { error: Error; counts: Record<string, unknown>; now: string; log: Logger }): Promise<void> {
@@ -21,6 +22,6 @@ export async function recordFailedAttempt(db: Database, attempt: JobRunAttempt, 
     log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
     await recordLostLock(db, attempt, ended).catch((e: Error) => log.warn({ err: e }, 'could not record the lost lock in job_run_attempts'));
   } else {
-    await finishJobRun(db, attempt, { status: 'failed', ...ended }).catch((e: Error) => log.error({ err: e }, 'could not record the failure in job_runs'));
+    await finishJobRun(db, attempt, { status: endingStatusOf(error), ...ended }).catch((e: Error) => log.error({ err: e }, 'could not record the failure in job_runs'));
   }
 }

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
+import { StoppedError } from '../errors/stopped-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { enqueueReposts, selectRepostCandidates, type RepostCandidate, type RepostSelection } from '../ledger/enqueue-reposts.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
@@ -190,7 +191,8 @@ export async function repostRun(ctx: RunContext, request: RepostRequest): Promis
       ending = acquired.acquired ? await repostLocked(ctx, request, { runRequest, report, lock: acquired.lock }) : { outcome: 'lock-held', error: new LockHeldError(lockName, acquired.holder) };
     }
   } catch (caught) {
-    ending = { outcome: 'failed', error: coerceError(caught) };
+    const error = coerceError(caught);
+    ending = { outcome: error instanceof StoppedError ? 'stopped' : 'failed', error };
   }
   if (ending.outcome === 'noop') await recordNoop(ctx, runRequest, report);
   return report.finish(ending);

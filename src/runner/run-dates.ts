@@ -22,7 +22,8 @@ export interface RunDatesResult {
 /**
  * Runs each business date in order, one lock cycle per date (`idem backfill`, `--catch-up`).
  * Completed dates are no-ops and dates without a source file follow the pipeline's `missing`
- * rule; a date that fails, finds the lock held or its destination unavailable stops the sequence, and says which date.
+ * rule; a date that fails, finds the lock held or its destination unavailable, or is stopped by a
+ * signal, stops the sequence, and says which date.
  */
 export async function runDates(
   ctx: RunContext,
@@ -34,7 +35,7 @@ export async function runDates(
   for (const date of dates) {
     const result = await runPipeline(ctx, { ...request, runKey: dateRunKey(date) });
     results.push(result);
-    if (result.outcome === 'failed' || result.outcome === 'lock-held' || result.outcome === 'unavailable') {
+    if (result.outcome === 'failed' || result.outcome === 'lock-held' || result.outcome === 'unavailable' || result.outcome === 'stopped') {
       log.error({ stoppedAt: date, exitCode: result.exitCode }, `stopped at ${date}: ${result.error?.message ?? result.outcome}; the dates after it did not run`);
       return { results, outcome: result.exitOutcome, exitCode: result.exitCode, stoppedAt: date };
     }

@@ -38,10 +38,12 @@ export function keepJobRunAlive(db: Database, attempt: JobRunAttempt, everyMs: n
  * `runPostPhase`). The stages and the post code are loaded only here, so a no-op never imports
  * them. Every `job_runs` write of the attempt names it (`JobRunAttempt`), so it never writes over
  * a newer attempt's row.
- * @throws whatever stops the attempt, once it is recorded as `failed` in `job_runs` and its
- *   recorded attempt, with the exit code it ends with (when the attempt got as far as to start
- *   one), except a lost lock: an attempt that lost its lock writes only its own recorded attempt
- *   (`lock_lost`), and the row is left to the attempt that holds the lock now (or the next one).
+ * A polite stop (`ctx.stop`) ends the attempt at its next stage boundary with a `StoppedError`.
+ * @throws whatever stops the attempt, once it is recorded as `stopped` (a `StoppedError`) or
+ *   `failed` in `job_runs` and its recorded attempt, with the exit code it ends with (when the
+ *   attempt got as far as to start one), except a lost lock: an attempt that lost its lock writes
+ *   only its own recorded attempt (`lock_lost`), and the row is left to the attempt that holds the
+ *   lock now (or the next one).
  */
 export async function runLockedAttempt(
   ctx: RunContext,
@@ -63,6 +65,7 @@ export async function runLockedAttempt(
       const plan = await planRun(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, nowIso: now(), strategies });
       return { outcome: 'planned', message: 'dry run: the plan below; nothing was written or sent', plan };
     }
+    ctx.stop?.signal.throwIfAborted();
     const { jobRun, died } = await startJobRun(db, { jobName: pipeline.name, runKey: runKey.value, triggeredBy: request.triggeredBy, command: request.commandLine, now: now() });
     attempt = { id: jobRun.id, attempt: jobRun.attempts };
     await report.attemptStarted(jobRun.attempts);
@@ -82,7 +85,8 @@ export async function runLockedAttempt(
       const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log: report.log });
       report.counts.reconcile = Object.fromEntries(reconciled.map(({ destination, ...c }) => [destination, c]));
     }
-    await ctx.failpoints?.hit('before-post');
+    await ctx.failpoints?.hit('before-post', report.log);
+    ctx.stop?.signal.throwIfAborted();
     const { runPostPhase } = await import('./run-post-phase.ts');
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {

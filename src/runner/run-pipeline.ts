@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { coerceError } from '../errors/coerce-error.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
+import { StoppedError } from '../errors/stopped-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
@@ -42,6 +43,7 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
     report.counts.extract = { skipped };
     return { outcome: 'skipped', message: `${skipped} for ${runKey.value}; skipped (the pipeline declares missing: 'skip')` };
   }
+  ctx.stop?.signal.throwIfAborted();
   const lockName = appLockName(pipeline.name);
   const askedAt = performance.now();
   const attempt = await db.adapter.tryAcquireAppLock(db.knex, {
@@ -61,7 +63,8 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
  * `sharePostStage`) → `job_runs` completed, written once by whichever process sees the last item
  * posted; the run waits, lock held, until then. A completed run key is a logged no-op unless
  * `force`; a held lock returns at once (`lock-held`); any failure is recorded in `job_runs` and
- * leaves a state a plain rerun finishes. Ends with one summary line (see `RunReport`); the
+ * leaves a state a plain rerun finishes; a polite stop (`ctx.stop`) ends it `stopped` at its next
+ * stage boundary, recorded in `job_runs`, its lock released. Ends with one summary line (see `RunReport`); the
  * result's outcome sets the exit code (src/outcome/outcome.ts). Never throws.
  */
 export async function runPipeline(ctx: RunContext, request: RunRequest, hooks: RunHooks = {}): Promise<RunResult> {
@@ -70,7 +73,8 @@ export async function runPipeline(ctx: RunContext, request: RunRequest, hooks: R
   try {
     ending = await checkThenRun(ctx, request, report, hooks);
   } catch (caught) {
-    ending = { outcome: 'failed', error: coerceError(caught) };
+    const error = coerceError(caught);
+    ending = { outcome: error instanceof StoppedError ? 'stopped' : 'failed', error };
   }
   if (ending.outcome === 'noop') await recordNoop(ctx, request, report);
   return report.finish(ending);

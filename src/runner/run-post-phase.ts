@@ -42,7 +42,8 @@ async function expireEarlierRunClaims(ctx: RunContext, request: RunRequest, lock
  * @returns `completed`; `unavailable` when the only open items failed transiently (the destination
  *   stayed unavailable through every retry: a rerun later retries them); else `needs-review` when
  *   items are failed or in review.
- * @throws LockLostError when the lock is gone before a durable step or a request, and database errors.
+ * @throws LockLostError when the lock is gone before a durable step or a request, StoppedError
+ *   when a polite stop ended the post stage (see `sharePostStage`), and database errors.
  */
 export async function runPostPhase(
   ctx: RunContext,
@@ -58,9 +59,10 @@ export async function runPostPhase(
   const expired = await expireEarlierRunClaims(ctx, request, lock, worker);
   const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
   if (expired + requeued > 0) report.log.info({ stage: 'post', expired, requeued }, `post: ${expired} claim(s) of an earlier run ended, ${requeued} transient failure(s) to retry`);
+  ctx.stop?.signal.throwIfAborted();
   await enterPostStage(db, run.attempt, { counts: report.counts, now: now() });
   run.hooks.onPostStage?.(runKey.value);
-  const { state } = await sharePostStage({ db, config, now, ...(ctx.progress ? { progress: ctx.progress } : {}) }, pipeline, {
+  const { state } = await sharePostStage({ db, config, now, ...(ctx.progress ? { progress: ctx.progress } : {}), ...(ctx.stop ? { stop: ctx.stop.signal } : {}) }, pipeline, {
     runKey: runKey.value,
     attempt: run.attempt,
     log: report.log.child({ worker: worker.name }),
@@ -70,7 +72,8 @@ export async function runPostPhase(
       if (post.length > 0) report.counts.post = Object.fromEntries(post.map(({ destination, ...c }) => [destination, c]));
     },
     beforeFinish: async () => {
-      await ctx.failpoints?.hit('before-complete');
+      await ctx.failpoints?.hit('before-complete', report.log);
+      ctx.stop?.signal.throwIfAborted();
       await lock.assertHeld();
     },
   });

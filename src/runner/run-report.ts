@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { SourceChangedError } from '../errors/source-changed-error.ts';
+import { StoppedError } from '../errors/stopped-error.ts';
 import { createHeartbeat, type Heartbeat } from '../heartbeat/heartbeat.ts';
 import { EXIT_CODES, exitCodeOf, type Outcome } from '../outcome/outcome.ts';
 import type { RunTrace, Telemetry } from '../telemetry/telemetry.ts';
@@ -20,7 +21,7 @@ import type { RunCounts } from './run-stages.ts';
  * held lock's, found before the run did anything.
  */
 export function failureOutcomeOf(error: Error): Outcome {
-  if (error instanceof ConnectionLostError || error instanceof SourceChangedError) return error.outcome;
+  if (error instanceof ConnectionLostError || error instanceof SourceChangedError || error instanceof StoppedError) return error.outcome;
   if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
   return error.outcome;
 }
@@ -88,9 +89,9 @@ export class RunReport {
   }
 
   /**
-   * Writes the summary line (warn for `lock-held`, `needs-review` and `unavailable`, error with `err` for a
-   * failure, else info), pings the monitor (a failure, `needs-review` or `unavailable`: `/fail`; a held lock:
-   * nothing, it is neither; else success) and returns the run's result. Never throws.
+   * Writes the summary line (warn for `lock-held`, `stopped`, `needs-review` and `unavailable`, error with `err` for a
+   * failure, else info), pings the monitor (a failure, `needs-review` or `unavailable`: `/fail`; a held lock or a
+   * stop: nothing, they are neither, and the retry pings; else success) and returns the run's result. Never throws.
    */
   async finish(ending: RunEnding): Promise<RunResult> {
     const { outcome, error, plan } = ending;
@@ -99,13 +100,13 @@ export class RunReport {
     const durationMs = Math.round(performance.now() - this.#startedAt);
     const counts = this.counts;
     const summary = { stage: 'summary', outcome, exitCode, durationMs, counts, ...(plan ? { plan } : {}) };
-    if (outcome === 'lock-held') this.#log.warn(summary, error!.message);
+    if (outcome === 'lock-held' || outcome === 'stopped') this.#log.warn(summary, error!.message);
     else if (error) this.#log.error({ ...summary, err: error }, `run ${outcome}: ${error.message}`);
     else if (outcome === 'needs-review' || outcome === 'unavailable') this.#log.warn(summary, ending.message ?? `run ${outcome}`);
     else this.#log.info(summary, ending.message ?? `run ${outcome}`);
     this.#trace?.end({ outcome, exitCode, durationMs, counts, ...(error ? { error } : {}) });
     if (outcome === 'failed' || outcome === 'needs-review' || outcome === 'unavailable') await this.#monitor.fail();
-    else if (outcome !== 'lock-held') await this.#monitor.success();
+    else if (outcome !== 'lock-held' && outcome !== 'stopped') await this.#monitor.success();
     return { outcome, exitOutcome, exitCode, runKey: this.#runKey, counts, durationMs, ...(error ? { error } : {}), ...(plan ? { plan } : {}) };
   }
 }

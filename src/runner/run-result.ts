@@ -2,7 +2,7 @@ import type { ExitCode, Outcome } from '../outcome/outcome.ts';
 import type { RunPlan } from './run-plan.ts';
 
 /** How one `idem run` ended (its summary line's `outcome`, see src/outcome/outcome.ts). */
-export type RunOutcome = Extract<Outcome, 'completed' | 'noop' | 'skipped' | 'planned' | 'failed' | 'needs-review' | 'lock-held' | 'unavailable'>;
+export type RunOutcome = Extract<Outcome, 'completed' | 'noop' | 'skipped' | 'planned' | 'failed' | 'needs-review' | 'lock-held' | 'unavailable' | 'stopped'>;
 
 export interface RunResult {
   readonly outcome: RunOutcome;

@@ -36,12 +36,17 @@ export async function runStages(
   run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean },
 ): Promise<void> {
   const { db } = ctx;
-  const hit = (name: FailpointName): Promise<void> => ctx.failpoints?.hit(name) ?? Promise.resolve();
   const { pipeline, runKey } = request;
   const { lock, log, counts, sourceLocation } = run;
+  // Every stage boundary (and every staged batch) is where a polite stop ends the attempt: staging
+  // is replaced by the next attempt, and the upsert has committed or not begun.
+  const boundary = async (name: FailpointName): Promise<void> => {
+    await ctx.failpoints?.hit(name, log);
+    ctx.stop?.signal.throwIfAborted();
+  };
 
   let started = performance.now();
-  await hit('before-stage');
+  await boundary('before-stage');
   await lock.assertHeld();
   // An incremental source reads what changed since its mark; `--force` (and `--force-reconcile`,
   // which implies it) reads everything.
@@ -78,7 +83,7 @@ export async function runStages(
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     try {
       const records = pipeline.toRecords(marked ?? sourceRows);
-      const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
+      const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => boundary('mid-stage') });
       return { loaded, rows, quarantine, mark, rereadReason: marked?.rereadReason };
     } finally {
       progress.stop();
@@ -94,7 +99,7 @@ export async function runStages(
     pass = await extractAndStage(false);
   }
   const { loaded, rows, quarantine, mark } = pass;
-  await hit('after-extract');
+  await boundary('after-extract');
   await quarantine.flush();
   counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count, ...(mark ? { since: since ?? null, upTo: mark.value ?? null } : {}) };
   log.info({ stage: 'extract', ...counts.extract }, `extracted ${rows} rows, ${quarantine.count} quarantined${mark ? `, ${since === undefined ? 'everything' : `changed since ${since}`}` : ''}`);
@@ -111,15 +116,18 @@ export async function runStages(
   const staged = loaded - removed;
   counts.stage = { records: loaded, duplicatesRemoved: removed, staged, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'stage', ...counts.stage }, `staged ${staged} records`);
-  await hit('after-stage');
+  await boundary('after-stage');
 
   started = performance.now();
   await lock.assertHeld();
-  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit: () => hit('mid-upsert') });
+  // A stop that comes during the upsert lets its transaction commit (its work is done by then)
+  // and ends the attempt at the next boundary; the end of the stop's grace rolls it back.
+  const beforeCommit = (): Promise<void> => ctx.failpoints?.hit('mid-upsert', log) ?? Promise.resolve();
+  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
   // A plain DELETE (milliseconds, where PostgreSQL's TRUNCATE takes 5–20): any dead rows it
   // leaves go with the next run's `emptyStaging`.
   if (!run.keepStaging) await db.knex(pipeline.tables.staging).delete();
-  await hit('after-upsert');
+  await boundary('after-upsert');
 }

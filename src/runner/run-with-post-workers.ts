@@ -10,37 +10,17 @@ import type { RunResult } from './run-result.ts';
 
 /**
  * Starts `count` `idem work` child processes for a run key (same Node, same environment, same
- * project), their logs on this process's stdout and stderr.
+ * project), their logs on this process's stdout and stderr. Each leads a process group of its
+ * own, so a terminal's Ctrl-C (sent to the whole foreground group) reaches them once, passed on
+ * by this process (see {@link runWithPostWorkers}), not twice, which would stop them at once.
  */
 function startPostWorkers(count: number, pipeline: string, runKey: string, log: Logger): ChildProcess[] {
   const children: ChildProcess[] = [];
   for (let i = 0; i < count; i++) {
-    children.push(spawn(process.execPath, [idemBinPath(), 'work', pipeline, '--run-key', runKey], { stdio: ['ignore', 'inherit', 'inherit'] }));
+    children.push(spawn(process.execPath, [idemBinPath(), 'work', pipeline, '--run-key', runKey], { stdio: ['ignore', 'inherit', 'inherit'], detached: true }));
   }
   log.info({ pipeline, runKey, stage: 'post', workers: count + 1 }, `post stage shared by ${count + 1} processes: this run and ${count} idem work`);
   return children;
-}
-
-/** The signals that stop a run (a scheduler's SIGTERM, Ctrl-C, a closed terminal). */
-const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
-
-/**
- * Passes a stop signal on to the `idem work` children, then stops this process by it as it would
- * have stopped without the handler: stopping the run stops its workers (a scheduler or `kill`
- * signals only the run's own pid). Their claims lapse and a rerun takes the items over.
- * @returns a function that removes the handlers.
- */
-function forwardStopSignals(children: readonly ChildProcess[]): () => void {
-  const forward = (signal: NodeJS.Signals): void => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    remove();
-    process.kill(process.pid, signal);
-  };
-  const remove = (): void => {
-    for (const signal of STOP_SIGNALS) process.removeListener(signal, forward);
-  };
-  for (const signal of STOP_SIGNALS) process.on(signal, forward);
-  return remove;
 }
 
 /** Waits for every child to exit; logs those that ended other than done or needing an operator. */
@@ -56,21 +36,26 @@ async function waitForPostWorkers(children: readonly ChildProcess[], log: Logger
 /**
  * `idem run --workers N`: runs the pipeline (see `runPipeline`) with its post stage shared by
  * `workers - 1` `idem work` child processes on this host, started when the post stage begins
- * (docs/scaling.md). Waits for every child before it returns; a stop signal to this process
- * stops them too. With `workers` 1 it is `runPipeline` alone.
+ * (docs/scaling.md). Waits for every child before it returns. Every stop signal this process
+ * receives (`ctx.stop`) is passed on to the children, so a polite stop stops them politely too
+ * (each releases its unsent claims and exits 75), and a second signal stops them at once. With
+ * `workers` 1 it is `runPipeline` alone.
  */
 export async function runWithPostWorkers(ctx: RunContext, request: RunRequest, workers: number): Promise<RunResult> {
   if (workers <= 1) return runPipeline(ctx, request);
   const children: ChildProcess[] = [];
-  const stopForwarding = forwardStopSignals(children);
+  const stopForwarding = ctx.stop?.onSignal((signal) => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  });
   try {
     const onPostStage = (runKey: string): void => {
+      if (ctx.stop?.signal.aborted) return;
       children.push(...startPostWorkers(workers - 1, request.pipeline.name, runKey, ctx.logger));
     };
     const result = await runPipeline(ctx, request, { onPostStage });
     await waitForPostWorkers(children, ctx.logger);
     return result;
   } finally {
-    stopForwarding();
+    stopForwarding?.();
   }
 }

@@ -1,9 +1,18 @@
+import { StoppedError } from '../errors/stopped-error.ts';
+
 /**
  * A `job_runs` row's status: `started` (an attempt is working, or crashed), `completed` (every
  * side effect durable, every ledger item posted), `needs_review` (done, but ledger items are
- * `failed` or in `review`: an operator acts, a rerun retries transient failures), `failed`.
+ * `failed` or in `review`: an operator acts, a rerun retries transient failures), `failed`,
+ * `stopped` (a stop signal ended the attempt at a stage boundary; `error` names the signal; a
+ * rerun resumes).
  */
-export type JobRunStatus = 'started' | 'completed' | 'needs_review' | 'failed';
+export type JobRunStatus = 'started' | 'completed' | 'needs_review' | 'failed' | 'stopped';
+
+/** The status that records an attempt ended by `error`: `stopped` for a `StoppedError`, else `failed`. */
+export function endingStatusOf(error: Error): Extract<JobRunStatus, 'failed' | 'stopped'> {
+  return error instanceof StoppedError ? 'stopped' : 'failed';
+}
 
 /** One `job_runs` row, as idem reads it. Instants are ISO UTC strings. */
 export interface JobRun {

@@ -11,7 +11,7 @@ export interface LatestAttemptState {
 }
 
 /** The calendar colour of an attempt's ending; an ending idem adds later is shown in neutral colours, with its own name. */
-const COLOURS: Readonly<Record<string, CalendarState>> = { completed: 'completed', noop: 'noop', failed: 'failed', needs_review: 'needs_review', dead: 'dead', lock_lost: 'failed', running: 'running' };
+const COLOURS: Readonly<Record<string, CalendarState>> = { completed: 'completed', noop: 'noop', failed: 'failed', needs_review: 'needs_review', dead: 'dead', lock_lost: 'failed', running: 'running', stopped: 'stopped' };
 
 /** How an attempt ended (or stands): its status (the badge), and the words the badge does not say. */
 function ending(a: RecordedAttempt, live: LatestAttemptState | undefined): { status: string; words: string } {
@@ -26,6 +26,8 @@ function ending(a: RecordedAttempt, live: LatestAttemptState | undefined): { sta
       return { status: a.status, words: 'the run key was already completed: nothing to do' };
     case 'needs_review':
       return { status: a.status, words: `done; ledger items need an operator ${by}` };
+    case 'stopped':
+      return { status: a.status, words: 'stopped by a signal, at a stage boundary; a rerun resumes' };
     case 'lock_lost':
       return { status: a.status, words: 'lost its app lock: it wrote nothing more' };
     case 'dead':

@@ -43,7 +43,7 @@ ${attemptRows(run, shown, state)}
 ${unrecorded > 0 ? html`<tr><td>1–${unrecorded}</td><td colspan="6" class="meta">made before idem recorded each attempt: job_runs counts them only</td></tr>` : ''}
 </tbody></table>
 ${pager({ page: args.attemptsPage, hasMore: attempts.length > PAGE_SIZE, link: (a) => `${link({ a })}#attempts`, what: 'attempts' })}
-${run.error && !shown.some((a) => a.attempt === run.attempts) ? html`<h3>Error</h3><pre class="error">${run.error}</pre>` : ''}
+${run.error && !shown.some((a) => a.attempt === run.attempts) ? html`<h3>${run.status === 'stopped' ? 'Why it stopped' : 'Error'}</h3><pre class="error">${run.error}</pre>` : ''}
 </section>
 <section class="card">
 <h2>Stages</h2>

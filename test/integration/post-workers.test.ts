@@ -6,6 +6,7 @@ import { describeEachDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { runCli, startCli, summaryOf, type CliResult } from '../helpers/run-cli.ts';
 import { DESTINATION } from '../helpers/sandbox.ts';
+import { waitForLogLine } from '../helpers/wait-for-log-line.ts';
 
 const DAY = '2010-12-01';
 const INVOICES = 143;
@@ -109,10 +110,12 @@ describeEachDialect('idem run --workers', (dialect) => {
     expect(status.stdout).toMatch(/posted 143\b/);
   });
 
-  it('stopping the run with SIGTERM stops its idem work children too; a rerun finishes the run', async () => {
+  it('SIGTERM to the run stops it and its idem work children politely (each exits 75, unsent claims released); a plain rerun at once finishes the run', async () => {
     world.sandbox.configure({ latencyMs: 300 });
     const env = { ...world.env({ http: { concurrency: 1 } }), IDEM_CLAIM_TTL_MS: '1000' };
     const run = startCli([...RUN, '--workers', '3'], env);
+    let joined = 0;
+    const bothJoined = waitForLogLine(run, (line) => String(line.msg).startsWith('joining the post stage') && ++joined === 2);
     const children = (): number[] => {
       try {
         return execFileSync('ps', ['--ppid', String(run.child.pid), '-o', 'pid='], { encoding: 'utf8' }).split('\n').map(Number).filter((pid) => pid > 0);
@@ -126,10 +129,18 @@ describeEachDialect('idem run --workers', (dialect) => {
       workers = children();
     }
     expect(workers).toHaveLength(2);
-    // The workers are posting: an item is claimed by one of them.
-    for (let i = 0; i < 300 && (await world.db.knex('post_ledger').where('claimed_by', 'like', 'worker %').first()) === undefined; i++) await delay(50);
+    // Both workers are posting (their logs are the run's).
+    await bothJoined;
     run.child.kill('SIGTERM');
-    expect((await run.done).signal).toBe('SIGTERM');
+    const stopped = await run.done;
+    expect(stopped.code, stopped.stderr).toBe(75);
+    const { run: runSummary, workers: workerSummaries } = summaries(stopped);
+    expect(runSummary).toEqual([expect.objectContaining({ outcome: 'stopped', exitCode: 75 })]);
+    // Each child heard the signal once (its own process group: no second, hard stop) and stopped politely.
+    expect(workerSummaries).toEqual([expect.objectContaining({ outcome: 'stopped', exitCode: 75 }), expect.objectContaining({ outcome: 'stopped', exitCode: 75 })]);
+    expect(await world.db.knex('job_runs').select('status', 'error')).toEqual([{ status: 'stopped', error: expect.stringMatching(/^stopped by SIGTERM: /) }]);
+    // Every item is posted or free to claim at once: no claim is left for the rerun to wait out.
+    expect(Number(((await world.db.knex('post_ledger').where({ status: 'pending' }).whereNotNull('claim_expires_at').count({ n: '*' })) as [{ n: number | string }])[0].n)).toBe(0);
     const alive = (pid: number): boolean => {
       try {
         process.kill(pid, 0);

@@ -51,6 +51,43 @@ function failed(error: unknown): HttpRequestFailedError {
 }
 
 describe('sendWithRetry', () => {
+  it('a signal aborted during a wait (a polite stop) ends it at once, and the retries with the last failure', async () => {
+    const stop = new AbortController();
+    const attempts: number[] = [];
+    const waits: number[] = [];
+    const outcome = sendWithRetry(
+      async (attempt) => {
+        attempts.push(attempt);
+        throw statusError(503);
+      },
+      {
+        settings: DEFAULT_HTTP_SETTINGS.retry,
+        // A wait that never ends by itself: only the stop can end it.
+        sleep: (ms) => {
+          waits.push(ms);
+          setImmediate(() => stop.abort());
+          return new Promise(() => undefined);
+        },
+        signal: stop.signal,
+      },
+    ).catch((error: unknown) => error);
+    const error = failed(await outcome);
+    expect(error.failure.reason).toBe('HTTP 503 Service Unavailable');
+    expect({ attempts, waits: waits.length }).toEqual({ attempts: [1], waits: 1 });
+  });
+
+  it('makes no retry once the signal is aborted', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const attempts: number[] = [];
+    const error = failed(await sendWithRetry(async (attempt) => {
+      attempts.push(attempt);
+      throw statusError(503);
+    }, { settings: DEFAULT_HTTP_SETTINGS.retry, sleep: () => new Promise(() => undefined), signal: stop.signal }).catch((e: unknown) => e));
+    expect(error.attempts).toBe(1);
+    expect(attempts).toEqual([1]);
+  });
+
   it('retries 503 twice, then returns the result', async () => {
     const { value, attempts, sleeps, retries } = await run([statusError(503), statusError(503), 'ok']);
     expect(value).toBe('ok');

@@ -24,6 +24,7 @@ const EXPECTED: Record<Outcome, number> = {
   unavailable: 75,
   'source-changed': 75,
   'disk-full': 3,
+  stopped: 75,
 };
 
 describe('exitCodeOf', () => {

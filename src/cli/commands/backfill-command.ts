@@ -4,6 +4,7 @@ import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { Failpoints } from '../../runner/failpoints.ts';
 import { runDates } from '../../runner/run-dates.ts';
 import { businessDatesBetween, parseBusinessDate } from '../../runs/business-date.ts';
+import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 import { withTelemetry } from '../with-telemetry.ts';
@@ -16,6 +17,13 @@ export async function backfillCommand(name: string, options: { from: string; to:
     const pipeline = await loadPipeline(config.projectDir, name);
     const heartbeatUrl = options.heartbeatUrl ?? config.heartbeats[pipeline.name];
     const request = { pipeline, triggeredBy: triggeredBy(options.triggeredBy, config), ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }), ...(heartbeatUrl ? { heartbeatUrl } : {}) };
-    return withSession(async (session) => (await runDates({ ...session, failpoints: new Failpoints(config.failpoints), ...(telemetry ? { telemetry } : {}) }, request, dates)).outcome, { config });
+    return withSession(
+      (session) =>
+        withPoliteStop(session.logger, config.stopGraceMs, async (stop) => {
+          const ctx = { ...session, failpoints: new Failpoints(config.failpoints), stop, ...(telemetry ? { telemetry } : {}) };
+          return (await runDates(ctx, request, dates)).outcome;
+        }),
+      { config },
+    );
   });
 }

@@ -5,6 +5,7 @@ import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { countQuarantine, DEFAULT_QUARANTINE_LIMIT, listQuarantine } from '../../quarantine/quarantine-queries.ts';
 import { replayQuarantine } from '../../runner/replay-quarantine.ts';
 import { formatTable } from '../../text/format-table.ts';
+import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 
@@ -20,7 +21,8 @@ export async function quarantineCommand(name: string, options: { runKey?: string
   return withSession(
     async (session) => {
       if (options.replay) {
-        return (await replayQuarantine(session, { pipeline, runKey: options.runKey!, triggeredBy: triggeredBy(options.triggeredBy, config), ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }) })).exitOutcome;
+        const replay = { pipeline, runKey: options.runKey!, triggeredBy: triggeredBy(options.triggeredBy, config), ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }) };
+        return withPoliteStop(session.logger, config.stopGraceMs, async (stop) => (await replayQuarantine({ ...session, stop }, replay)).exitOutcome);
       }
       const filter = { jobName: name, ...(options.runKey ? { runKey: options.runKey } : {}) };
       const limit = options.limit ?? DEFAULT_QUARANTINE_LIMIT;

@@ -4,6 +4,7 @@ import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { parseBusinessDate } from '../../runs/business-date.ts';
 import { Failpoints } from '../../runner/failpoints.ts';
 import { assertRepostable, repostRun, type RepostRequest } from '../../runner/repost-run.ts';
+import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 
@@ -37,7 +38,7 @@ export async function repostCommand(name: string, options: RepostCommandOptions)
   // Here too (repostRun checks it again), so a refusal is one `idem: …` line, not a log line.
   assertRepostable(config, request);
   return withSession(
-    async (session) => (await repostRun({ ...session, failpoints: new Failpoints(config.failpoints) }, request)).exitOutcome,
+    (session) => withPoliteStop(session.logger, config.stopGraceMs, async (stop) => (await repostRun({ ...session, failpoints: new Failpoints(config.failpoints), stop }, request)).exitOutcome),
     { config },
   );
 }

@@ -9,6 +9,7 @@ import { runCatchUp } from '../../runner/run-catch-up.ts';
 import type { RunRequest } from '../../runner/run-request.ts';
 import { runWithPostWorkers } from '../../runner/run-with-post-workers.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
+import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
 import { withTelemetry } from '../with-telemetry.ts';
@@ -60,13 +61,13 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
   };
 
   return withSession(
-    async (session) => {
+    (session) => withPoliteStop(session.logger, config.stopGraceMs, async (stop) => {
       // Here too (runPipeline checks it again for every caller), so the column-by-column
       // table reaches the terminal as text, not only inside a JSON log line.
       await assertNoSchemaDrift(session.db, pipeline);
       // Progress bars on stderr, only for a person at a terminal.
       const progress = process.stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
-      const ctx = { ...session, failpoints, ...(progress ? { progress } : {}), ...(telemetry ? { telemetry } : {}) };
+      const ctx = { ...session, failpoints, stop, ...(progress ? { progress } : {}), ...(telemetry ? { telemetry } : {}) };
       if (runKey === undefined) return (await runCatchUp(ctx, request, now)).outcome;
       if (runKey.kind === 'date' && runKey.value !== options.date) {
         session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: runKey.value, timeZone: pipeline.timeZone }, `--date ${options.date} is ${runKey.value} in ${pipeline.timeZone}`);
@@ -74,7 +75,7 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
       const result = await runWithPostWorkers(ctx, { ...request, runKey }, workers);
       if (result.plan) process.stdout.write(formatPlan(result.plan));
       return result.exitOutcome;
-    },
+    }),
     { config },
   );
 }

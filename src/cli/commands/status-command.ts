@@ -45,7 +45,7 @@ function postedBy(counts: Record<string, number | undefined>): string {
 
 /**
  * `idem status [PIPELINE] [--date D] [--json]`: run history (attempts, with those that died), dead
- * runs (`started`, but their process is gone: see `runLiveness`), each failed run's reason in one
+ * runs (`started`, but their process is gone: see `runLiveness`), each failed or stopped run's reason in one
  * line, and ledger items needing an operator. With `--date` and `--json`, each run also carries
  * `attemptHistory`: its newest 50 recorded attempts (`job_run_attempts`), newest first.
  */
@@ -84,10 +84,10 @@ export async function statusCommand(name: string | undefined, options: { date?: 
         summarize(r.counts),
       ]);
       let out = runs.length ? formatTable(['pipeline', 'run key', 'status', 'attempts', 'triggered by', 'duration', 'counts'], rows) : 'no runs recorded\n';
-      // Each failed run's reason, one line each: the first line of its error.
-      const failedRuns = view.filter((r) => r.status === 'failed' && r.error);
-      if (failedRuns.length > 0) out += '\n';
-      for (const r of failedRuns) out += `${r.jobName} ${r.runKey} failed: ${escapeControlCharacters(r.error!.split('\n')[0]!)}\n`;
+      // Each failed or stopped run's reason, one line each: the first line of its error.
+      const endedEarly = view.filter((r) => (r.status === 'failed' || r.status === 'stopped') && r.error);
+      if (endedEarly.length > 0) out += '\n';
+      for (const r of endedEarly) out += `${r.jobName} ${r.runKey} ${r.status}: ${escapeControlCharacters(r.error!.split('\n')[0]!)}\n`;
       for (const [job, { review, failed }] of Object.entries(operator)) {
         out += `\n${job}: ${review} item(s) in review, ${failed} failed — see idem review ${job}\n`;
       }

@@ -4,6 +4,7 @@ import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { runPostWorker } from '../../post/run-post-worker.ts';
 import { parseRunKey } from '../../runs/run-key.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
+import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 import { withTelemetry } from '../with-telemetry.ts';
 import type { ResolvedConfig } from '../../config/resolved-config.ts';
@@ -34,15 +35,19 @@ async function workWith(config: ResolvedConfig, telemetry: Telemetry | undefined
   const pipeline = await loadPipeline(config.projectDir, name);
   const runKey = typedRunKey ?? (await resolveRunKey(options, pipeline, config.now ?? new Date())).value;
   return withSession(
-    async (session) => {
-      const result = await runPostWorker({ ...session, telemetry }, {
-        pipeline,
-        runKey,
-        ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
-        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-      });
-      return result.outcome;
-    },
+    (session) =>
+      withPoliteStop(session.logger, config.stopGraceMs, async (stop) => {
+        const result = await runPostWorker(
+          { ...session, telemetry, stop: stop.signal },
+          {
+            pipeline,
+            runKey,
+            ...(options.waitMs === undefined ? {} : { waitMs: options.waitMs }),
+            ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+          },
+        );
+        return result.outcome;
+      }),
     { config },
   );
 }
