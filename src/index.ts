@@ -2,6 +2,8 @@
 export { definePipeline } from './pipeline/define-pipeline.ts';
 export type { PipelineDefinition, DuplicateKeyRule } from './pipeline/pipeline-definition.ts';
 export type { PipelineRecord } from './pipeline/pipeline-record.ts';
+export type { DerivedScope, DerivedTableDefinition } from './pipeline/derived-table-definition.ts';
+export type { ChildTableDefinition } from './pipeline/child-table-definition.ts';
 export { column } from './column/column-type.ts';
 export { canonical } from './column/canonical.ts';
 export { canonicalField } from './column/canonical-field.ts';
@@ -21,7 +23,7 @@ export type { RunKey } from './runs/run-key.ts';
 export { SOURCE_KINDS } from './source/source-kinds.ts';
 export { groupRows } from './source/group-rows.ts';
 export type { GroupRowsOptions, RowGroup } from './source/group-rows.ts';
-export type { ColumnChanges, MigrationContext, PipelineTablesSpec } from './migration/migration-context.ts';
+export type { ColumnChanges, MigrationContext, PipelineTablesSpec, DerivedTableSpec, ChildTableSpec } from './migration/migration-context.ts';
 export type { DestinationDefinition, DestinationLookup, DestinationRequest, PostedRow } from './destination/destination-definition.ts';
 export type { PostStrategy } from './destination/post-strategy.ts';
 export type { RawJson } from './http/raw-json.ts';

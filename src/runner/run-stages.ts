@@ -13,6 +13,7 @@ import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
 import { upsertStaged } from '../upsert/upsert-staged.ts';
+import { DerivedScopes } from './derived-scopes.ts';
 import type { FailpointName } from './failpoints.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
@@ -32,13 +33,15 @@ export type RunCounts = Record<string, Record<string, unknown>>;
 export async function runStages(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean },
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean; dryRun?: boolean },
 ): Promise<void> {
   const { db } = ctx;
   const hit = (name: FailpointName): Promise<void> => ctx.failpoints?.hit(name) ?? Promise.resolve();
   const { pipeline, runKey } = request;
   const { lock, log, counts, sourceLocation } = run;
 
+  // A file run of a pipeline whose derived tables cannot know their dates is refused before it reads.
+  const scopes = new DerivedScopes(pipeline, runKey);
   let started = performance.now();
   await hit('before-stage');
   await lock.assertHeld();
@@ -73,7 +76,7 @@ export async function runStages(
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     try {
-      const records = pipeline.toRecords(marked ?? sourceRows);
+      const records = scopes.watch(pipeline.toRecords(marked ?? sourceRows));
       const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => hit('mid-stage') });
       return { loaded, rows, quarantine, mark, rereadReason: marked?.rereadReason };
     } finally {
@@ -111,7 +114,9 @@ export async function runStages(
 
   started = performance.now();
   await lock.assertHeld();
-  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit: () => hit('mid-upsert') });
+  const upserted = await upsertStaged(db, pipeline, {
+    runKey: runKey.value, staged, nowIso: run.now(), scopes: scopes.byTable(), countIdentical: run.dryRun === true, beforeCommit: () => hit('mid-upsert'),
+  });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
   // A plain DELETE (milliseconds, where PostgreSQL's TRUNCATE takes 5–20): any dead rows it
