@@ -76,7 +76,7 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
         addColumn(t, 'source_reference', KEY);
         addColumn(t, 'line_no', column.integer());
         for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
-        t.primary(['source_system', 'source_reference', 'line_no'], { constraintName: `${table}_pk` });
+        t.primary(['source_system', 'source_reference', 'line_no'], `${table}_pk`);
       });
     },
     async dropTables(tables) {
