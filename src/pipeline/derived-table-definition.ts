@@ -37,7 +37,7 @@ export interface DerivedScope {
 export interface DerivedTableDefinition {
   /** The derived table (snake_case), made by `idem migrate --make` (`createDerivedTable`). */
   readonly table: string;
-  /** The column that holds the scope (the business date), one of `columns`. @defaultValue 'business_date' */
+  /** The column that holds the scope (the business date), one of `columns`: `column.date()`, or text of at most 200 characters. @defaultValue 'business_date' */
   readonly scope: string;
   /** Every column of the table, the scope column included, declared as a pipeline's `columns` are. */
   readonly columns: ColumnSpecs;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import { columnSpecSource } from '../column/column-spec-source.ts';
 import type { ColumnSpecs } from '../column/column-type.ts';
 import type { DerivedScope, DerivedTableDefinition } from './derived-table-definition.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
@@ -49,8 +50,9 @@ function derivedProblems(pipeline: PipelineDefinition, derived: DerivedTableDefi
   const scopeSpec = derived.columns[derived.scope];
   if (scopeSpec === undefined) {
     problems.push(`${field}.scope names no column of ${derived.table}: declare ${derived.scope}: column.date() in its columns, or name its scope column (got ${JSON.stringify(derived.scope)}; columns ${Object.keys(derived.columns).join(', ')})`);
-  } else if (scopeSpec.type !== 'date' && scopeSpec.type !== 'text') {
-    problems.push(`${field}.columns.${derived.scope} holds the scope (a business date): must be column.date() or column.text() (got ${scopeSpec.type})`);
+  } else if (scopeSpec.type !== 'date' && !(scopeSpec.type === 'text' && scopeSpec.maxLength !== undefined && scopeSpec.maxLength <= 200)) {
+    // Indexed by every dialect: MySQL indexes no unbounded text.
+    problems.push(`${field}.columns.${derived.scope} holds the scope (a business date): must be column.date(), or column.text({ maxLength: n }) with n ≤ 200 (got ${columnSpecSource(scopeSpec)})`);
   }
   if (derived.scopeFrom !== undefined) {
     const type = pipeline.columns[derived.scopeFrom]?.type;
@@ -70,7 +72,7 @@ function derivedProblems(pipeline: PipelineDefinition, derived: DerivedTableDefi
 /**
  * The problems of a definition's derived and child tables, one line each naming the field, the
  * table and the rule (`definePipeline` prefixes `pipeline `): names, columns, the scope column
- * declared (a date or text), `scopeFrom`, each derived query built once and checked by
+ * declared (a date, or bounded text), `scopeFrom`, each derived query built once and checked by
  * {@link scopeFilterProblem}, a child's `list` a json column, and every table name unique.
  */
 export function tableDefinitionProblems(pipeline: PipelineDefinition): string[] {

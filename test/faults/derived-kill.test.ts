@@ -10,6 +10,8 @@ import { waitForAppLock } from '../helpers/wait-for-app-lock.ts';
 
 const DAY = '2010-12-01';
 const RUN = ['run', pipeline.name, '--date', DAY];
+/** A kill and a full rerun, CLI children both, while the other cases run theirs on the same cores. */
+const CASE_TIMEOUT_MS = 180_000;
 
 /** The derived rows against a recomputation from the target as it stands: they never disagree. */
 async function expectDerivedMatchesTarget(world: FaultWorld): Promise<void> {
@@ -40,7 +42,7 @@ describeEachDialect('derived tables survive kill -9 at every failpoint of the ru
     } finally {
       await world.close();
     }
-  });
+  }, CASE_TIMEOUT_MS);
 
   it('a corrected export killed after the DELETE and the INSERT, before the commit, loses nothing; its rerun writes the new totals', async () => {
     const world = await openFaultWorld(dialect, 'derived-kill-corrected');
@@ -61,5 +63,5 @@ describeEachDialect('derived tables survive kill -9 at every failpoint of the ru
     } finally {
       await world.close();
     }
-  });
+  }, CASE_TIMEOUT_MS);
 });

@@ -57,6 +57,9 @@ describe('derived and child tables are checked when the pipeline module loads', 
       'pipeline derived[0] (daily_orders).scope names no column of daily_orders: declare business_date: column.date() in its columns, or name its scope column (got "business_date"; columns country, orders)',
     ]);
     expect(problemsOf((d) => { d.derived[0].scope = 'day'; })[0]).toContain('derived[0] (daily_orders).scope names no column of daily_orders');
+    expect(problemsOf((d) => { d.derived[0].columns = { ...TOTALS, business_date: column.text() }; })).toEqual([
+      'pipeline derived[0] (daily_orders).columns.business_date holds the scope (a business date): must be column.date(), or column.text({ maxLength: n }) with n ≤ 200 (got column.text())',
+    ]);
   });
 
   it('refuses a query without a filter on the scope, one bound only in its select list, and one bounded on one side only', () => {
