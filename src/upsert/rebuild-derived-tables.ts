@@ -39,6 +39,16 @@ function sharedCount(a: Map<string, number>, b: Map<string, number>): number {
 }
 
 /**
+ * `INSERT INTO t (scope, c…) SELECT ?, q.c… FROM (query) AS q`: the scope column bound by idem,
+ * the others read by name from the query's columns, in the declared order.
+ */
+export function derivedInsert(knex: Knex | Knex.Transaction, derived: DerivedTableDefinition, query: Knex.QueryBuilder, scopeValue: Knex.Value): Knex.Raw {
+  const others = Object.keys(derived.columns).filter((name) => name !== derived.scope);
+  const select = knex.select([knex.raw('? as ??', [scopeValue, derived.scope]), ...others.map((name) => `q.${name}`)]).from(query.as('q')).toSQL();
+  return knex.raw(`insert into ?? (${['??', ...others.map(() => '??')].join(', ')}) ${select.sql}`, [derived.table, derived.scope, ...others, ...select.bindings]);
+}
+
+/**
  * Rebuilds each derived table of the pipeline for each scope, in the caller's transaction (the
  * upsert's): `DELETE FROM t WHERE scope = ?`, then `INSERT INTO t (scope, c…) SELECT ?, q.c… FROM
  * (query) AS q`. The scope column is written by idem, so no row lands in another scope; the
@@ -58,7 +68,6 @@ export async function rebuildDerivedTables(
   const counts: Record<string, DerivedCounts> = {};
   for (const derived of pipeline.derived) {
     const scopeSpec = derived.columns[derived.scope]!;
-    const others = Object.keys(derived.columns).filter((name) => name !== derived.scope);
     let deleted = 0;
     let inserted = 0;
     let identical = 0;
@@ -73,8 +82,7 @@ export async function rebuildDerivedTables(
       if (problem !== undefined) throw new PipelineError(`pipeline "${pipeline.name}": derived table ${derived.table}: query ${problem}`);
       const before = args.countIdentical ? await scopeRows(trx, adapter, derived, scopeValue) : undefined;
       deleted += await trx(derived.table).where(derived.scope, scopeValue).delete();
-      const select = trx.select([trx.raw('? as ??', [scopeValue, derived.scope]), ...others.map((name) => `q.${name}`)]).from(query.as('q')).toSQL();
-      await trx.raw(`insert into ?? (${['??', ...others.map(() => '??')].join(', ')}) ${select.sql}`, [derived.table, derived.scope, ...others, ...select.bindings]);
+      await derivedInsert(trx, derived, query, scopeValue);
       const [{ n }] = (await trx(derived.table).where(derived.scope, scopeValue).count({ n: '*' })) as [{ n: number | string }];
       inserted += Number(n);
       if (before) identical += sharedCount(before, await scopeRows(trx, adapter, derived, scopeValue));
