@@ -67,6 +67,10 @@ describeEachDialect('child tables: an order\'s lines replaced with their order',
 
   it('idem migrate --make creates the child table; a changed order replaces its lines (a removed line disappears), an unchanged one keeps them, and kill -9 mid-upsert loses nothing', async () => {
     expect((await runCli(['migrate'], env)).code).toBe(0);
+    // Schema drift knows the child table: idem check names it before a migration makes it.
+    const unmade = await runCli(['check', 'orders'], env);
+    expect(unmade.code).toBe(2);
+    expect(unmade.stdout + unmade.stderr).toContain('schema drift: child table order_lines does not exist (a migration is missing); fix: idem migrate --make create_orders');
     const made = await runCli(['migrate', '--make'], env);
     expect(made.code, made.stderr).toBe(0);
     const migration = readFileSync(path.join(project.dir, /wrote (migrations\/\S+\.ts)/.exec(made.stdout + made.stderr)![1]!), 'utf8');
