@@ -35,6 +35,9 @@ const FIRST = 'order_no,sku,qty\nA,apple,1\nA,pear,2\nA,plum,3\nB,fig,4\nB,kiwi,
 /** A corrected export: A's pear line is gone; B and C are as they were. */
 const CORRECTED = 'order_no,sku,qty\nA,apple,1\nA,plum,3\nB,fig,4\nB,kiwi,5\nC,lime,6\n';
 
+/** Nine CLI children in a row (migrate, check, make, migrate, check, three runs), on shared cores. */
+const STORY_TIMEOUT_MS = 180_000;
+
 describeEachDialect('child tables: an order\'s lines replaced with their order', (dialect) => {
   let testDb: TestDatabase;
   let project: ScratchProject;
@@ -102,5 +105,5 @@ describeEachDialect('child tables: an order\'s lines replaced with their order',
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(summaryOf(rerun).counts.upsert).toMatchObject({ updated: 1, unchanged: 2, children: { order_lines: { parents: 1, rows: 2 } } });
     expect(await lines()).toEqual([row('A', 1, 'apple', 1), row('A', 2, 'plum', 3), row('B', 1, 'fig', 999), row('B', 2, 'kiwi', 5), row('C', 1, 'lime', 6)]);
-  });
+  }, STORY_TIMEOUT_MS);
 });
