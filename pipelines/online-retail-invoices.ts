@@ -57,6 +57,23 @@ export const pipeline = definePipeline({
     line_count: column.integer(), total: column.decimal(14, 3), lines: column.json({ shape: Lines }),
   },
   duplicateKeys: 'error',
+  // One row per business date and country, rebuilt from the invoices of the date in the upsert's
+  // transaction. A --file run rebuilds the dates its invoices fall on (scopeFrom).
+  derived: [{
+    table: 'online_retail_daily_totals',
+    columns: { business_date: column.date(), country: column.text(), invoices: column.integer(), credit_notes: column.integer(), total: column.decimal(16, 3) },
+    scopeFrom: 'invoiced_at',
+    query: (invoices, { start, end }, raw) => invoices
+      .where('invoiced_at', '>=', start).andWhere('invoiced_at', '<', end)
+      .groupBy('country')
+      .select(
+        'country',
+        raw('sum(case when document_type = ? then 1 else 0 end) as invoices', ['invoice']),
+        raw('sum(case when document_type = ? then 1 else 0 end) as credit_notes', ['credit_note']),
+        // SQLite sums its decimal text as doubles: rounded to the column's scale, the sum is exact.
+        raw('round(sum(total), 3) as total'),
+      ),
+  }],
   destinations: [{
     // The accounting API (the project's sandbox) keeps one record per invoice: POST creates it,
     // PUT replaces it; the body's version tells a look-up whether the API holds this version.

@@ -133,6 +133,25 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
       if ((await adapter.readIndexNames(knex, target)).includes(`${target}_key_uq`)) await knex.schema.alterTable(target, (t) => t.dropUnique(['source_system', 'source_reference'], `${target}_key_uq`));
       await knex.schema.alterTable(target, (t) => t.dropColumns(...ADOPTED_COLUMNS.map(([name]) => name)));
     },
+    async createDerivedTable({ table, scope = 'business_date', columns }) {
+      if (!(scope in columns)) throw new Error(`createDerivedTable('${table}'): the scope column ${scope} is not one of its columns (${Object.keys(columns).join(', ')})`);
+      await knex.schema.createTable(table, (t) => {
+        for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
+        t.index([scope], `${table}_scope_idx`);
+      });
+    },
+    async createChildTable({ table, columns }) {
+      await knex.schema.createTable(table, (t) => {
+        addColumn(t, 'source_system', KEY);
+        addColumn(t, 'source_reference', KEY);
+        addColumn(t, 'line_no', column.integer());
+        for (const [name, spec] of Object.entries(columns)) addColumn(t, name, spec);
+        t.primary(['source_system', 'source_reference', 'line_no'], `${table}_pk`);
+      });
+    },
+    async dropTables(tables) {
+      for (const table of tables) await knex.schema.dropTableIfExists(table);
+    },
     async dropPipelineTables({ staging, target }) {
       await knex.schema.dropTableIfExists(target);
       await knex.schema.dropTableIfExists(staging);

@@ -5,19 +5,24 @@ import type { SchemaDifference } from './schema-difference.ts';
 
 /**
  * Compares a pipeline's declared `columns` (names, types as the adapter would create them, and
- * nullability) with its live staging and target tables. Reads only (the catalog), writes
+ * nullability) with its live staging and target tables, and each derived and child table's
+ * declared columns with its live table. Reads only (the catalog), writes
  * nothing; `idem run` calls it before any write and `idem migrate --make` writes a migration
  * from what it returns. On SQLite, decimal, date, instant, json and text columns are all stored
  * as text, so a change among those types is not visible there; names, nullability and
  * integer/boolean against text are.
  *
- * @returns the differences, staging table first, each table's in column order; `[]` when the
+ * @returns the differences, staging table first, then the target, the derived and the child tables, each table's in column order; `[]` when the
  *   tables match.
  */
 export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition): Promise<SchemaDifference[]> {
   const differences: SchemaDifference[] = [];
-  for (const role of ['staging', 'target'] as const) {
-    const table = pipeline.tables[role];
+  const tables = [
+    ...(['staging', 'target'] as const).map((role) => ({ role, table: pipeline.tables[role], columns: pipeline.columns })),
+    ...pipeline.derived.map(({ table, columns }) => ({ role: 'derived' as const, table, columns })),
+    ...pipeline.children.map(({ table, columns }) => ({ role: 'child' as const, table, columns })),
+  ];
+  for (const { role, table, columns } of tables) {
     const base = { pipeline: pipeline.name, role, table };
     const live = await db.adapter.readTableColumns(db.knex, table);
     if (live === undefined) {
@@ -26,7 +31,7 @@ export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition
     }
     const liveByName = new Map(live.map((column) => [column.name, column]));
     const framework: readonly string[] = PIPELINE_FRAMEWORK_COLUMNS[role];
-    for (const [name, declared] of Object.entries(pipeline.columns)) {
+    for (const [name, declared] of Object.entries(columns)) {
       const expectedType = { type: db.adapter.columnTypeName(name, declared), nullable: declared.nullable };
       const found = liveByName.get(name);
       if (!found) differences.push({ ...base, kind: 'missing-column', column: name, declared, expectedType });
@@ -35,7 +40,7 @@ export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition
       }
     }
     for (const column of live) {
-      if (framework.includes(column.name) || column.name in pipeline.columns) continue;
+      if (framework.includes(column.name) || column.name in columns) continue;
       differences.push({ ...base, kind: 'extra-column', column: column.name, live: { type: column.type, nullable: column.nullable } });
     }
     for (const name of framework) {

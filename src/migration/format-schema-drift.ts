@@ -30,6 +30,10 @@ export function formatSchemaDrift(differences: readonly SchemaDifference[]): str
 
 /** The name `idem migrate --make` proposes for a migration that removes these differences. */
 export function suggestedMigrationName(differences: readonly SchemaDifference[]): string {
+  // Only new derived or child tables: named after them, not after the pipeline they join.
+  if (differences.every((difference) => difference.kind === 'missing-table' && (difference.role === 'derived' || difference.role === 'child'))) {
+    return `create_${[...new Set(differences.map((difference) => difference.table))].join('_and_')}`.slice(0, 100);
+  }
   const tables = [...new Set(differences.map((difference) => difference.pipeline))];
   const verb = differences.every((difference) => difference.kind === 'missing-table') ? 'create' : 'alter';
   const subject = tables.length === 1 ? tables[0]! : 'pipelines';

@@ -83,13 +83,24 @@ async function assertAdoptable(db: Database, pipeline: PipelineDefinition): Prom
 /** The `up` and `down` statements for one pipeline's differences. */
 function pipelineStatements(pipeline: PipelineDefinition, differences: readonly SchemaDifference[]): { up: string[]; down: string[] } {
   const { staging, target } = pipeline.tables;
-  const missing = new Set(differences.filter((difference) => difference.kind === 'missing-table').map((difference) => difference.role));
+  const missingTables = new Set(differences.filter((difference) => difference.kind === 'missing-table').map((difference) => difference.table));
+  const missing = new Set(differences.filter((difference) => difference.kind === 'missing-table' && (difference.role === 'staging' || difference.role === 'target')).map((difference) => difference.role as 'staging' | 'target'));
+  const up: string[] = [];
+  const down: string[] = [];
   if (missing.size === 2) {
     const tables = `staging: '${staging}', target: '${target}'`;
-    return {
-      up: [`await idem.createPipelineTables({\n    ${tables},\n    columns: ${specsSource(Object.entries(pipeline.columns), '    ')},\n  });`],
-      down: [`await idem.dropPipelineTables({ ${tables} });`],
-    };
+    up.push(`await idem.createPipelineTables({\n    ${tables},\n    columns: ${specsSource(Object.entries(pipeline.columns), '    ')},\n  });`);
+    down.push(`await idem.dropPipelineTables({ ${tables} });`);
+  }
+  // Derived and child tables after the pipeline's own: they are read from (and keyed by) its target.
+  for (const derived of pipeline.derived.filter(({ table }) => missingTables.has(table))) {
+    const scope = derived.scope === 'business_date' ? '' : `\n    scope: '${derived.scope}',`;
+    up.push(`await idem.createDerivedTable({\n    table: '${derived.table}',${scope}\n    columns: ${specsSource(Object.entries(derived.columns), '    ')},\n  });`);
+    down.unshift(`await idem.dropTables(['${derived.table}']);`);
+  }
+  for (const child of pipeline.children.filter(({ table }) => missingTables.has(table))) {
+    up.push(`await idem.createChildTable({\n    table: '${child.table}',\n    columns: ${specsSource(Object.entries(child.columns), '    ')},\n  });`);
+    down.unshift(`await idem.dropTables(['${child.table}']);`);
   }
   if (isAdoption(pipeline, differences)) return adoptionStatements(pipeline, differences);
   if (missing.size === 1) {
@@ -100,12 +111,11 @@ function pipelineStatements(pipeline: PipelineDefinition, differences: readonly 
   }
   const framework = differences.find((difference) => difference.kind === 'missing-column' && !difference.declared);
   if (framework) throw new UsageError(`table ${framework.table} lacks idem's column ${framework.column}; it was not created by createPipelineTables: fix it by hand`);
-  const up: string[] = [];
-  const down: string[] = [];
   // The target first: it is the table that holds rows (staging is emptied after every run), so a
   // NOT NULL column without its `fill` is refused there before anything changed (MySQL commits
   // each ALTER at once).
-  for (const table of [target, staging]) {
+  const altered = [target, staging, ...pipeline.derived.map(({ table }) => table), ...pipeline.children.map(({ table }) => table)];
+  for (const table of altered.filter((name) => !missingTables.has(name))) {
     const mine = differences.filter((difference) => difference.table === table);
     if (mine.length === 0) continue;
     const add = mine.filter((d) => d.kind === 'missing-column').map((d) => [d.column!, d.declared!] as const);

@@ -20,6 +20,20 @@ export interface AdoptTableSpec extends PipelineTablesSpec {
   readonly key: string | readonly string[];
 }
 
+/** A derived table for {@link MigrationContext.createDerivedTable}: its columns, the scope column among them. */
+export interface DerivedTableSpec {
+  readonly table: string;
+  /** The scope column, one of `columns`. @defaultValue 'business_date' */
+  readonly scope?: string;
+  readonly columns: ColumnSpecs;
+}
+
+/** A child table for {@link MigrationContext.createChildTable}: its business columns. */
+export interface ChildTableSpec {
+  readonly table: string;
+  readonly columns: ColumnSpecs;
+}
+
 /**
  * Column changes on one existing table for {@link MigrationContext.alterColumns}, each applied
  * with the type that holds the spec's canonical value exactly on the dialect.
@@ -78,6 +92,19 @@ export interface MigrationContext {
   adoptTable(spec: AdoptTableSpec): Promise<void>;
   /** Undoes {@link adoptTable} (for `down`): drops the staging table, and idem's columns and unique key from the table. Its rows stay. */
   unadoptTable(spec: Pick<PipelineTablesSpec, 'staging' | 'target'>): Promise<void>;
+  /**
+   * Creates a derived table: the declared columns (the scope column among them) and an index on
+   * the scope column, which every rebuild deletes by.
+   */
+  createDerivedTable(spec: DerivedTableSpec): Promise<void>;
+  /**
+   * Creates a child table: `source_system`, `source_reference` (the parent's business key) and
+   * `line_no` (the item's position in the list, from 1) as its primary key, then the business
+   * columns.
+   */
+  createChildTable(spec: ChildTableSpec): Promise<void>;
+  /** Drops tables that exist, in the order given (for `down`). */
+  dropTables(tables: readonly string[]): Promise<void>;
   /** Drops both tables (for `down`). */
   dropPipelineTables(spec: Pick<PipelineTablesSpec, 'staging' | 'target'>): Promise<void>;
 }

@@ -6,6 +6,10 @@
 export const PIPELINE_FRAMEWORK_COLUMNS = {
   staging: ['seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash'],
   target: ['id', 'source_system', 'source_reference', 'row_hash', 'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at'],
+  /** `createDerivedTable`: only the declared columns. */
+  derived: [],
+  /** `createChildTable`: the parent's business key and the item's position. */
+  child: ['source_system', 'source_reference', 'line_no'],
 } as const;
 
 /**

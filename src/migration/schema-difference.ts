@@ -19,8 +19,8 @@ export interface LiveColumnType {
 export interface SchemaDifference {
   readonly kind: 'missing-table' | 'missing-column' | 'extra-column' | 'changed-column';
   readonly pipeline: string;
-  /** Which of the pipeline's tables. */
-  readonly role: 'staging' | 'target';
+  /** Which of the pipeline's tables: its staging or target table, a derived table or a child table. */
+  readonly role: 'staging' | 'target' | 'derived' | 'child';
   readonly table: string;
   readonly column?: string;
   readonly declared?: ColumnSpec;

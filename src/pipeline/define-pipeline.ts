@@ -10,6 +10,8 @@ import type { PipelineRecord } from './pipeline-record.ts';
 import { compositeSourceReference } from './composite-source-reference.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
 import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
+import type { DerivedTableDefinition } from './derived-table-definition.ts';
+import { SQL_IDENTIFIER, tableDefinitionProblems } from './table-definition-problems.ts';
 
 /**
  * Whether `zone` is an IANA time zone this runtime knows. A canonical name is looked up in
@@ -23,7 +25,6 @@ function isIanaZone(zone: string): boolean {
 }
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
-const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const RESERVED_COLUMNS = new Set([
   'id', 'seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash',
   'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
@@ -55,8 +56,11 @@ export function isPipelineDefinition(value: unknown): value is PipelineDefinitio
  * @throws PipelineDefinitionError (a TypeError) listing every problem found.
  */
 export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
-  definition: Omit<PipelineDefinition<Row, Columns>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'> &
-    Partial<Pick<PipelineDefinition<Row, Columns>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords'>>,
+  definition: Omit<PipelineDefinition<Row, Columns>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords' | 'derived' | 'children'> &
+    Partial<Pick<PipelineDefinition<Row, Columns>, 'duplicateKeys' | 'description' | 'destinations' | 'toRecords' | 'children'>> & {
+      /** Derived tables; each `scope` defaults to `'business_date'`. @defaultValue [] */
+      readonly derived?: readonly (Omit<DerivedTableDefinition, 'scope'> & { readonly scope?: string })[];
+    },
 ): PipelineDefinition<Row, Columns> {
   const problems: string[] = [];
   const check = (ok: boolean, field: string, rule: string, value: unknown): void => {
@@ -79,6 +83,8 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     // Left undefined without a key, for the schema to name.
     toRecords: (definition.toRecords ?? (keys === undefined ? undefined : recordPerRow(keys, Object.keys(definition.columns ?? {}))))!,
     destinations: definition.destinations ?? [],
+    derived: (definition.derived ?? []).map((derived) => ({ scope: 'business_date', ...derived })),
+    children: definition.children ?? [],
   };
   const shapeProblems = pipelineDefinitionProblems(filled);
   if (problems.length + shapeProblems.length > 0) throw new PipelineDefinitionError([...problems, ...shapeProblems.map((problem) => `pipeline ${problem}`)]);
@@ -116,6 +122,7 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     if (httpProblem !== undefined) problems.push(`pipeline destinations[${i}].${httpProblem}`);
   }
   check(new Set(destinations.map((d) => d.name)).size === destinations.length, 'destinations', 'must have unique names', destinations.map((d) => d.name));
+  if (problems.length === 0) for (const problem of tableDefinitionProblems(filled)) problems.push(`pipeline ${problem}`);
   if (problems.length > 0) throw new PipelineDefinitionError(problems);
   Object.defineProperty(filled, DEFINED, { value: true, enumerable: false });
   return Object.freeze(filled);

@@ -68,6 +68,14 @@ export const PipelineDefinitionSchema = z.strictObject({
   columns: z.record(z.string(), ColumnSpecSchema),
   duplicateKeys: z.enum(['error', 'last-wins', 'collapse-identical']),
   destinations: z.array(DestinationSchema),
+  derived: z.array(z.strictObject({
+    table: z.string(),
+    scope: z.string(),
+    columns: z.record(z.string(), ColumnSpecSchema),
+    query: fn('a function (target, scope, raw) that returns a knex query over the target table'),
+    scopeFrom: z.string().optional(),
+  })),
+  children: z.array(z.strictObject({ table: z.string(), list: z.string(), columns: z.record(z.string(), ColumnSpecSchema) })),
 });
 
 /** A value as a message quotes it: JSON where it has one, else its type. */

@@ -3,6 +3,8 @@ import type { SourceDefinition } from '../source/source-definition.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs, ColumnValues } from '../column/column-type.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
+import type { ChildTableDefinition } from './child-table-definition.ts';
+import type { DerivedTableDefinition } from './derived-table-definition.ts';
 
 /**
  * What happens when one business key occurs more than once in a run, applied in SQL after the
@@ -55,4 +57,11 @@ export interface PipelineDefinition<Row = any, Columns extends ColumnSpecs = Col
   readonly duplicateKeys: DuplicateKeyRule;
   /** Where new and changed records are posted after upsert, through the post ledger. @defaultValue [] */
   readonly destinations: readonly DestinationDefinition<ColumnValues<Columns>>[];
+  /**
+   * Tables rebuilt from the target for the run's scope (the business date) in the upsert's
+   * transaction; see {@link DerivedTableDefinition}. `scope` defaults to `'business_date'`. @defaultValue []
+   */
+  readonly derived: readonly DerivedTableDefinition[];
+  /** Child tables of a json list column, replaced with their parent; see {@link ChildTableDefinition}. @defaultValue [] */
+  readonly children: readonly ChildTableDefinition[];
 }

@@ -9,6 +9,10 @@ export function formatPlan(plan: RunPlan): string {
     line('update', plan.target.update),
     line('leave', plan.target.leave),
     ...plan.destinations.flatMap((d) => [`requests to ${d.destination} (${d.strategy})`, line('send', d.requests)]),
+    ...plan.derived.flatMap((d) => [
+      `derived table ${d.table} (${d.scopes.length === 1 ? d.scopes[0] : `${d.scopes.length} dates`})`,
+      ...([['delete', d.delete], ['insert', d.insert], ['identical', d.identical]] as const).map(([label, n]) => `  ${label.padEnd(9)} ${String(n).padStart(6)}`),
+    ]),
     '',
   ].join('\n');
 }

@@ -7,6 +7,7 @@ import { postableItemsQuery } from '../ledger/ledger-reports.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
 import type { PlanPart, RunPlan } from './run-plan.ts';
+import type { DerivedCounts } from '../upsert/rebuild-derived-tables.ts';
 import { runStages, type RunCounts } from './run-stages.ts';
 
 /** How many keys of each kind a plan names. */
@@ -34,6 +35,8 @@ async function describePlan(db: Database, pipeline: PipelineDefinition, runKey: 
       ),
     },
     destinations: [],
+    derived: Object.entries((counts.upsert as { derived?: Record<string, DerivedCounts> }).derived ?? {}).map(([table, rebuilt]) => (
+      { table, scopes: rebuilt.scopes, delete: rebuilt.deleted, insert: rebuilt.inserted, identical: rebuilt.identical ?? 0 })),
   };
   const destinations = [];
   for (const destination of pipeline.destinations) {
@@ -65,7 +68,7 @@ export async function planRun(
   try {
     await ctx.db.knex.transaction(async (trx) => {
       const db = { ...ctx.db, knex: trx };
-      await runStages({ ...ctx, db, failpoints: undefined }, request, { ...run, lock, now: () => run.nowIso, keepStaging: true });
+      await runStages({ ...ctx, db, failpoints: undefined }, request, { ...run, lock, now: () => run.nowIso, keepStaging: true, dryRun: true });
       plan = await describePlan(db, request.pipeline, request.runKey.value, run.nowIso, run.counts, run.strategies);
       throw new Rollback('dry run');
     });

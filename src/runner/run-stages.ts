@@ -14,6 +14,7 @@ import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
 import { upsertStaged } from '../upsert/upsert-staged.ts';
+import { DerivedScopes } from './derived-scopes.ts';
 import type { FailpointName } from './failpoints.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
@@ -33,7 +34,7 @@ export type RunCounts = Record<string, Record<string, unknown>>;
 export async function runStages(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean },
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean; dryRun?: boolean },
 ): Promise<void> {
   const { db } = ctx;
   const { pipeline, runKey } = request;
@@ -45,6 +46,8 @@ export async function runStages(
     ctx.stop?.signal.throwIfAborted();
   };
 
+  // A file run of a pipeline whose derived tables cannot know their dates is refused before it reads.
+  const scopes = new DerivedScopes(pipeline, runKey);
   let started = performance.now();
   await boundary('before-stage');
   await lock.assertHeld();
@@ -82,7 +85,7 @@ export async function runStages(
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     try {
-      const records = pipeline.toRecords(marked ?? sourceRows);
+      const records = scopes.watch(pipeline.toRecords(marked ?? sourceRows));
       const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => boundary('mid-stage') });
       return { loaded, rows, quarantine, mark, rereadReason: marked?.rereadReason };
     } finally {
@@ -123,7 +126,7 @@ export async function runStages(
   // A stop that comes during the upsert lets its transaction commit (its work is done by then)
   // and ends the attempt at the next boundary; the end of the stop's grace rolls it back.
   const beforeCommit = (): Promise<void> => ctx.failpoints?.hit('mid-upsert', log) ?? Promise.resolve();
-  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), beforeCommit });
+  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), scopes: scopes.byTable(), countIdentical: run.dryRun === true, beforeCommit });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
   // A plain DELETE (milliseconds, where PostgreSQL's TRUNCATE takes 5–20): any dead rows it

@@ -79,7 +79,7 @@ describe('definePipeline checks every enum and shape with zod, naming the field,
     delete definition.toRecords;
     expect(problemsOf(definition)).toEqual([
       'pipeline toRecords must be an async generator function of the source rows (or give the pipeline a key: one record per row) (got nothing)',
-      'pipeline (definition) has no option "duplicateKey"; its options are name, description, sourceSystem, timeZone, key, fields, source, toRecords, tables, columns, duplicateKeys, destinations',
+      'pipeline (definition) has no option "duplicateKey"; its options are name, description, sourceSystem, timeZone, key, fields, source, toRecords, tables, columns, duplicateKeys, destinations, derived, children',
     ]);
   });
 

@@ -71,7 +71,7 @@ describe('idem migrate --make: the migration source', () => {
   });
 
   it('writes alterColumns per table, a down that drops what it added, and notes what needs a decision', () => {
-    const pipeline = { name: 'prices', tables: { staging: 'stg_prices', target: 'prices' }, columns: { qty: column.decimal(12, 2), note: column.text() } } as never;
+    const pipeline = { name: 'prices', tables: { staging: 'stg_prices', target: 'prices' }, columns: { qty: column.decimal(12, 2), note: column.text() }, derived: [], children: [] } as never;
     const base = { pipeline: 'prices', role: 'target', table: 'prices' } as const;
     const source = migrationSource([pipeline], [
       { ...base, kind: 'changed-column', column: 'qty', declared: column.decimal(12, 2), expectedType: { type: 'numeric(12,2)', nullable: false }, live: { type: 'bigint', nullable: false } },
