@@ -70,6 +70,8 @@ export async function runStages(
       onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, requestAttempt: attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
       ...(since === undefined ? {} : { since }),
+      runKey,
+      context: { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config: ctx.config },
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     try {

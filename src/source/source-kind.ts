@@ -47,11 +47,21 @@ export interface ReadSourceOptions {
    * everything
    */
   readonly since?: string;
+  /**
+   * The run key being read, and where the source is looked for (as `locate` saw them): a kind
+   * whose read depends on the run key (a SQL source's query takes the business date's range in
+   * the pipeline's time zone) or on other deployment settings reads them here. The runner always
+   * gives both. @defaultValue none: a kind reads `location` alone
+   */
+  readonly runKey?: RunKey;
+  readonly context?: SourceContext;
 }
 
 /** What a kind may look at to find or check its source: the pipeline's name and the deployment. */
 export interface SourceContext {
   readonly pipelineName: string;
+  /** The pipeline's IANA time zone, in which its business dates start and end. */
+  readonly timeZone: string;
   readonly config: Pick<ResolvedConfig, 'projectDir' | 'sourceDir' | 'sources'>;
 }
 
@@ -82,7 +92,8 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
   readonly name: string;
   /**
    * How the kind gives its fields to a row schema that `definePipeline` derives from the columns:
-   * `text` (every field a string or null, as CSV) or `json` (parsed JSON values).
+   * `text` (every field a string or null, as CSV), `json` (parsed JSON values) or `sql` (values
+   * as a SQL driver gives them: 64-bit integers as digits, booleans as 1/0, JSON as text).
    */
   readonly fieldForm: SourceFieldForm;
   /**
