@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
+import { SourceUnavailableError } from '../errors/source-unavailable-error.ts';
 import { createHeartbeat, type Heartbeat } from '../heartbeat/heartbeat.ts';
 import { EXIT_CODES, exitCodeOf, type Outcome } from '../outcome/outcome.ts';
 import type { RunTrace, Telemetry } from '../telemetry/telemetry.ts';
@@ -12,12 +13,14 @@ import type { RunCounts } from './run-stages.ts';
 
 /**
  * The outcome a failed run exits with: its error's own (`usage` for a configuration error found
- * during the run), else `failed`. The one failure that exits 75 is a lost database connection
- * (`ConnectionLostError`): the stage it cut committed nothing, and a plain rerun resumes. Other
- * retry-later outcomes are the held lock's, found before the run did anything.
+ * during the run), else `failed`. The failures that exit 75 are a lost database connection
+ * (`ConnectionLostError`): the stage it cut committed nothing, and a plain rerun resumes; and a
+ * source that stayed unreachable before anything was read from it (`SourceUnavailableError`,
+ * thrown by a kind's `read`). Other retry-later outcomes are the held lock's, found before the
+ * run did anything.
  */
 function failureOutcomeOf(error: Error): Outcome {
-  if (error instanceof ConnectionLostError) return error.outcome;
+  if (error instanceof ConnectionLostError || error instanceof SourceUnavailableError) return error.outcome;
   if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
   return error.outcome;
 }

@@ -85,7 +85,9 @@ export interface IncrementalCursor {
  * What a kind must keep: `read` yields rows in source order with 1-based `line`s, hands every
  * row `source.row` rejects to `quarantine` (naming the location, line, field and rule, with the
  * row's text where there is one), and throws a `SourceError` (exit 1) when the source cannot be
- * read, a `UsageError` or `PipelineError` (exit 2) for a mistake in the pipeline or its settings.
+ * read, a `UsageError` or `PipelineError` (exit 2) for a mistake in the pipeline or its settings,
+ * and a `SourceUnavailableError` (exit 75) when the source stayed unreachable through the kind's
+ * retries before anything was read.
  */
 export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration> {
   /** The kind's name, for messages and logs: `csv`, `http-json`. */

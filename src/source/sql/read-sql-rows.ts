@@ -5,6 +5,7 @@ import { openDatabase } from '../../db/open-database.ts';
 import { DatabaseUnavailableError } from '../../errors/database-unavailable-error.ts';
 import { PipelineError } from '../../errors/pipeline-error.ts';
 import { SourceError } from '../../errors/source-error.ts';
+import { SourceUnavailableError } from '../../errors/source-unavailable-error.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import type { QuarantinedRow } from '../quarantined-row.ts';
 import type { SourceRow } from '../source-row.ts';
@@ -44,7 +45,7 @@ function fieldValue(value: unknown): unknown {
  * builds the query for the run's range against the live dialect, and reads it through the
  * adapter's snapshot read (`DialectAdapter.streamSnapshotRows`), one row at a time. The source's
  * database is closed when the read ends, however it ends.
- * @throws DatabaseUnavailableError (exit 75) when the database stays unreachable through the
+ * @throws SourceUnavailableError (exit 75) when the database stays unreachable through the
  *   retries, or is lost before the first row; UsageError (exit 2) when it refuses the login or
  *   the query as written, or the query does not build; PipelineError (exit 2) when the result
  *   lacks a column the pipeline reads; SourceError (exit 1) when the read fails after it began.
@@ -59,12 +60,19 @@ export async function* readSqlRows<Row>(
   const setting = `IDEM_SOURCES "${source.database}"`;
   const db = await openDatabase({ databaseUrl: target.url, projectDir: target.projectDir });
   try {
-    await pRetry(() => assertDatabaseReachable(db, target.url, setting), {
-      retries: source.connectRetries,
-      minTimeout: FIRST_CONNECT_RETRY_MS,
-      factor: 2,
-      shouldRetry: ({ error }) => error instanceof DatabaseUnavailableError,
-    });
+    const attempts = source.connectRetries + 1;
+    const unavailable = (error: DatabaseUnavailableError): SourceUnavailableError =>
+      new SourceUnavailableError(`source database "${source.database}" at ${error.host} stayed unavailable through ${attempts} attempt${attempts === 1 ? '' : 's'} (${error.message.replace(/^.*unavailable \((.*)\); retry later$/, '$1')}); retry later`);
+    try {
+      await pRetry(() => assertDatabaseReachable(db, target.url, setting), {
+        retries: source.connectRetries,
+        minTimeout: FIRST_CONNECT_RETRY_MS,
+        factor: 2,
+        shouldRetry: ({ error }) => error instanceof DatabaseUnavailableError,
+      });
+    } catch (error) {
+      throw error instanceof DatabaseUnavailableError ? unavailable(error) : error;
+    }
     const instant = { type: 'instant', nullable: false } as const;
     let query;
     try {
@@ -91,7 +99,9 @@ export async function* readSqlRows<Row>(
         }
         if (line === 0) {
           // Unreachable now (a restart between the check and the query) reads as such; anything else fails.
-          await assertDatabaseReachable(db, target.url, setting);
+          await assertDatabaseReachable(db, target.url, setting).catch((lost: unknown) => {
+            throw lost instanceof DatabaseUnavailableError ? unavailable(lost) : lost;
+          });
         }
         throw new SourceError(location, line === 0 ? undefined : line, `reading the query failed${line === 0 ? '' : ` after ${line} rows`}: ${reason}`, error);
       }
