@@ -3,6 +3,9 @@ import type { Knex } from 'knex';
 import type { SqlFragment } from '../dialect-adapter.ts';
 import type { SnapshotReadSteps, SnapshotRow } from '../snapshot-read.ts';
 
+/** Marks an error SQLite raised preparing the statement, not running it. */
+const NOT_PREPARED = Symbol('idem.sqliteNotPrepared');
+
 /**
  * SQLite: `PRAGMA query_only` (the connection writes nothing), then a deferred `BEGIN`, whose
  * first read starts the read transaction: in WAL mode it sees the database as of that read
@@ -16,16 +19,22 @@ export const SQLITE_SNAPSHOT_READ: SnapshotReadSteps = {
     const native = knex.raw(query.sql, query.bindings as Knex.Value[]).toSQL().toNative();
     // better-sqlite3 binds numbers, strings, bigints, buffers and null, not booleans.
     const bindings = native.bindings.map((value) => (typeof value === 'boolean' ? Number(value) : value));
-    yield* (connection as Sqlite.Database).prepare(native.sql).iterate(...bindings) as IterableIterator<SnapshotRow>;
+    let statement: Sqlite.Statement;
+    try {
+      statement = (connection as Sqlite.Database).prepare(native.sql);
+    } catch (error) {
+      throw Object.assign(error as Error, { [NOT_PREPARED]: true });
+    }
+    yield* statement.iterate(...bindings) as IterableIterator<SnapshotRow>;
   },
   end: 'COMMIT',
 };
 
 /**
- * `SQLITE_ERROR`: SQLite's code for a statement it cannot prepare (no such column or table, a
- * syntax error); `SQLITE_AUTH` a statement an authoriser refused. https://sqlite.org/rescode.html
+ * A statement SQLite could not prepare (no such column or table, a syntax error: `SQLITE_ERROR`
+ * from `prepare()`). SQLite gives a failure while the statement runs (an integer overflow) the
+ * same code, so only where it was raised tells them apart. https://sqlite.org/rescode.html
  */
 export function isRejectedSqliteStatement(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_ERROR' || code === 'SQLITE_AUTH';
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[NOT_PREPARED] === true;
 }

@@ -95,7 +95,7 @@ export async function* readSqlRows<Row>(
       } catch (error) {
         const reason = (error as Error).message?.split('\n')[0] ?? String(error);
         if (line === 0 && db.adapter.isRejectedStatement(error)) {
-          throw new UsageError(`source database "${source.database}" refused the query: ${reason} (${location}); fix the pipeline's query (a rerun cannot)`, { cause: error });
+          throw new UsageError(`source database "${source.database}" refused the query: ${reason} (${location}); fix the pipeline's query (a rerun cannot)`);
         }
         if (line === 0) {
           // Unreachable now (a restart between the check and the query) reads as such; anything else fails.
@@ -103,7 +103,7 @@ export async function* readSqlRows<Row>(
             throw lost instanceof DatabaseUnavailableError ? unavailable(lost) : lost;
           });
         }
-        throw new SourceError(location, line === 0 ? undefined : line, `reading the query failed${line === 0 ? '' : ` after ${line} rows`}: ${reason}`, error);
+        throw new SourceError(location, line + 1, `reading the query failed${line === 0 ? '' : ` after ${line} rows`}: ${reason}`);
       }
       if (next.done) return;
       line += 1;
