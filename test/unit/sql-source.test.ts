@@ -144,7 +144,7 @@ describe('the snapshot read of each dialect (SQL Server checked without a server
     const start = dialect.toDriverValue({ type: 'instant', nullable: false }, '2011-03-27T00:00:00.000Z');
     expect(start).toEqual(new Date('2011-03-27T00:00:00.000Z'));
     const built = buildSourceQuery({ database: 'shop', query: (db, r) => db('orders').where('shipped_at', '>=', r.start).andWhere('shipped_at', '<', r.end) }, mssqlCompiler, {
-      businessDate: '2011-03-27', start, end: new Date('2011-03-27T23:00:00.000Z'), startsAt: '', endsAt: '',
+      businessDate: '2011-03-27', start: start as Date, end: new Date('2011-03-27T23:00:00.000Z'), startsAt: '', endsAt: '',
     });
     expect(mssqlCompiler.raw(built.sql, built.bindings as never).toSQL().toNative().sql).toBe('select * from [orders] where [shipped_at] >= @p0 and [shipped_at] < @p1');
     expect(isRejectedMssqlStatement({ number: 3952, message: "Snapshot isolation transaction failed accessing database 'shop' because snapshot isolation is not allowed in this database. Use ALTER DATABASE to allow snapshot isolation." })).toBe(true);
