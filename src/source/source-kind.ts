@@ -57,6 +57,14 @@ export interface ReadSourceOptions {
   readonly context?: SourceContext;
 }
 
+/** A source's stand-in for one proof case (see {@link SourceKind.standIn}). */
+export interface SourceStandIn {
+  /** `IDEM_SOURCES` entries by name that replace the deployment's for the case's runs. */
+  readonly sources: Readonly<Record<string, SourceSettings>>;
+  /** Removes the stand-in (a temporary database). */
+  close(): Promise<void>;
+}
+
 /** What a kind may look at to find or check its source: the pipeline's name and the deployment. */
 export interface SourceContext {
   readonly pipelineName: string;
@@ -156,6 +164,14 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * @throws SourceError when the source cannot be read.
    */
   read(source: Source, location: string, quarantine: (row: QuarantinedRow) => Promise<void>, options: ReadSourceOptions): AsyncIterable<SourceRow<unknown>> | Promise<AsyncIterable<SourceRow<unknown>>>;
+  /**
+   * A throwaway stand-in of the source for one `idem prove` case: the `IDEM_SOURCES` entries that
+   * point the case's runs at it instead of the real source, and how to remove it. A kind whose
+   * source a proof must never read (another team's database) defines it; it may refuse
+   * (`UsageError`) when the project describes no stand-in. @defaultValue none: the source is read
+   * where it is (a file), or served by the project's handlers (`servedByHandlers`)
+   */
+  standIn?(source: Source, runKey: RunKey, context: SourceContext): Promise<SourceStandIn>;
   /** The source's incremental cursor, when it reads only what changed since its mark. */
   incremental?(source: Source): IncrementalCursor | undefined;
   /**

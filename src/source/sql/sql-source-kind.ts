@@ -70,6 +70,8 @@ export const SQL_SOURCE_KIND: SourceKind<SqlSource<unknown>> = {
     const { startsAt, endsAt } = businessDateInstants(runKey.businessDate, context.timeZone);
     return `${source.database} (${redactUrl(url)}) [${startsAt}, ${endsAt})`;
   },
+  // A proof never reads the real database: a SQLite stand-in the project fills (loaded on use).
+  standIn: async (source, runKey, context) => (await import('./sql-stand-in.ts')).createSqlStandIn(source, runKey, context),
   checkLocation: (source, context) => (databaseUrlOf(source, context) === undefined ? [missingUrl(source)] : []),
   async read(source, location, quarantine, options) {
     const { context, runKey } = options;
