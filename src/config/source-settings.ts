@@ -27,8 +27,12 @@ const HttpBaseUrlSchema = z.url({ protocol: /^https?$/ }).refine((url) => {
  */
 export const SourceSettingsSchema = z
   .object({
-    url: z.union([HttpBaseUrlSchema, DatabaseUrlSchema], {
-      error: 'must be an http(s) base URL without query, fragment or credentials, or a database URL (sqlite:, postgres://, mysql://, mariadb://, mssql://)',
+    // By scheme, so each kind of URL gets its own rule's message.
+    url: z.string().superRefine((url, ctx) => {
+      const schema = /^https?:/i.test(url) ? HttpBaseUrlSchema : /^[a-z]+:/i.test(url) && !/^(sqlite:|postgres|postgresql:|mysql:|mariadb:|mssql:|sqlserver:)/i.test(url) ? undefined : DatabaseUrlSchema;
+      const parsed = schema?.safeParse(url);
+      if (schema === undefined) ctx.addIssue({ code: 'custom', message: 'must be an http(s) base URL (an HTTP source) or a database URL: sqlite:, postgres://, mysql://, mariadb://, mssql:// (a SQL source)' });
+      else if (!parsed!.success) ctx.addIssue({ code: 'custom', message: parsed!.error.issues[0]!.message });
     }),
     headers: z.record(z.string(), z.string()).optional(),
     http: HttpSettingsSchema.optional(),
