@@ -173,6 +173,8 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .argument('<pipeline>', 'the new pipeline name, kebab-case')
     .option('--csv <file>', 'a sample CSV file (header first)')
     .option('--json <url-or-file>', 'a sample of an HTTP JSON source: a URL, or a file with its response body')
+    .option('--sql <select>', 'a select on a SQL source\'s database, whose first rows are the sample (with --source)')
+    .option('--source <name>', 'the IDEM_SOURCES database --sql reads')
     .option('--key <field>', 'the field that holds the business key (default: proposed, the first field present and unique in every sample row)')
     .option('--time-zone <zone>', 'IANA time zone of business dates and of date-times without an offset', 'UTC')
     .option('--null-values <list>', 'comma-separated CSV field values read as NULL', ',NA,NULL')

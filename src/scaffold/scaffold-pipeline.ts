@@ -7,6 +7,7 @@ import { inferColumn } from './infer-column.ts';
 import { proposeKey } from './propose-key.ts';
 import { readCsvSample } from './read-csv-sample.ts';
 import { readJsonSample } from './read-json-sample.ts';
+import { sampleSqlQuery } from '../source/sql/sample-sql-query.ts';
 import { renderPipelineMigration } from './render-pipeline-migration.ts';
 import { renderPipelineModule } from './render-pipeline-module.ts';
 import { renderPipelineTest } from './render-pipeline-test.ts';
@@ -20,6 +21,11 @@ export interface ScaffoldRequest {
   /** A CSV sample file, or (`json`) a JSON sample file or URL; exactly one. */
   readonly csv?: string;
   readonly json?: string;
+  /**
+   * A select on a SQL source's database (`--sql`), with the `IDEM_SOURCES` name of that database
+   * (`--source`) and its URL: the columns are inferred from its first rows.
+   */
+  readonly sql?: { readonly query: string; readonly database: string; readonly url: string };
   /** The source field of the business key. @defaultValue proposed: the first field unique and present in every sample row */
   readonly key?: string;
   /** IANA zone of the business date, and of instants written without an offset. @defaultValue 'UTC' */
@@ -39,6 +45,8 @@ export interface ScaffoldResult {
 }
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+/** Rows of a `--sql` query that `idem new` infers columns and proposes a key from. */
+const SQL_SAMPLE_ROWS = 1000;
 const RESERVED_COLUMNS = new Set([
   'id', 'seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash',
   'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
@@ -78,7 +86,9 @@ function migrationStamp(dir: string): string {
 export async function scaffoldPipeline(request: ScaffoldRequest): Promise<ScaffoldResult> {
   const { name, projectDir } = request;
   if (!PIPELINE_NAME.test(name)) throw new UsageError(`pipeline name must be kebab-case, at most 63 characters (got ${JSON.stringify(name)})`);
-  if ((request.csv === undefined) === (request.json === undefined)) throw new UsageError('idem new needs exactly one sample: --csv FILE or --json URL_OR_FILE');
+  if ([request.csv, request.json, request.sql].filter((sample) => sample !== undefined).length !== 1) {
+    throw new UsageError('idem new needs exactly one sample: --csv FILE, --json URL_OR_FILE or --sql "SELECT …" --source NAME');
+  }
   const timeZone = request.timeZone ?? 'UTC';
   if (!IANAZone.isValidZone(timeZone)) throw new UsageError(`--time-zone must be an IANA time zone (got ${JSON.stringify(timeZone)})`);
   const fixtureRows = request.fixtureRows ?? 100;
@@ -97,6 +107,14 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
     fixtureText = `${[sample.headerText, ...kept].join('\n')}\n`;
     fixtureCount = kept.length;
     source = { kind: 'csv', nullValues, lastLineBreak: sample.endsWithLineBreak ? 'required' : 'optional', sample: path.basename(request.csv) };
+  } else if (request.sql !== undefined) {
+    const { query, database, url } = request.sql;
+    const sample = await sampleSqlQuery(url, projectDir, database, query, SQL_SAMPLE_ROWS);
+    fields = sample.fields;
+    rows = sample.rows;
+    fixtureText = `${JSON.stringify(sample.rows.slice(0, fixtureRows), null, 2)}\n`;
+    fixtureCount = Math.min(fixtureRows, sample.rows.length);
+    source = { kind: 'sql', database, sql: query.trim().replace(/;+$/, ''), rangeColumn: undefined, sample: `--sql on ${database}` };
   } else {
     const sample = await readJsonSample(request.json!);
     fields = sample.fields;
@@ -123,10 +141,17 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
     if (column !== field) renamed[column] = field;
     columns.push([column, inferColumn(rows.map((row) => row[field] ?? null), request.csv !== undefined ? 'text' : 'json', timeZone)]);
   }
+  // A SQL source's range filters the first instant column (the author moves it where another dates a row).
+  if (source.kind === 'sql') {
+    const instant = columns.find(([, spec]) => spec.type === 'instant')?.[0];
+    source = { ...source, rangeColumn: instant === undefined ? undefined : (renamed[instant] ?? instant) };
+  }
   if (columns.length === 0) throw new UsageError('the sample has no field besides the key: a pipeline needs at least one column');
 
   const table = name.replaceAll('-', '_');
   const extension = source.kind === 'csv' ? 'csv' : 'json';
+  // A SQL source's sample rows go in no fixture: its test and proof read a stand-in database
+  // (stand-ins/<pipeline>.ts), which knows the query's tables.
   const plan: ScaffoldPlan = {
     name,
     timeZone,
@@ -142,8 +167,12 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
   const files: [string, string][] = [
     [`pipelines/${name}.ts`, renderPipelineModule(plan)],
     [`migrations/${migrationStamp(migrationsDir)}_create_${table}.ts`, renderPipelineMigration(plan)],
-    [plan.fixture, fixtureText],
-    [`test/pipelines/${name}.test.ts`, renderPipelineTest(plan)],
+    ...(source.kind === 'sql'
+      ? []
+      : ([
+          [plan.fixture, fixtureText],
+          [`test/pipelines/${name}.test.ts`, renderPipelineTest(plan)],
+        ] as [string, string][])),
   ];
   const existing = files.map(([file]) => file).filter((file) => existsSync(path.join(projectDir, file)));
   if (existing.length > 0) throw new UsageError(`idem new writes nothing over existing files: ${existing.join(', ')}`);

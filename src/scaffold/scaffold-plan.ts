@@ -15,7 +15,8 @@ export interface ScaffoldPlan {
   readonly tables: { readonly staging: string; readonly target: string };
   readonly source:
     | { readonly kind: 'csv'; readonly nullValues: readonly string[]; readonly lastLineBreak: 'required' | 'optional'; readonly sample: string }
-    | { readonly kind: 'http-json'; readonly path: string; readonly paging: HttpJsonPaging; readonly itemsProperty: string | undefined; readonly baseUrl: string | undefined; readonly sample: string };
+    | { readonly kind: 'http-json'; readonly path: string; readonly paging: HttpJsonPaging; readonly itemsProperty: string | undefined; readonly baseUrl: string | undefined; readonly sample: string }
+    | { readonly kind: 'sql'; readonly database: string; readonly sql: string; readonly rangeColumn: string | undefined; readonly sample: string };
   /** The fixture's path, relative to the project directory (`fixtures/<name>/sample.csv|json`). */
   readonly fixture: string;
   /** How many records the fixture holds. */
