@@ -62,7 +62,7 @@ export async function* readSqlRows<Row>(
   try {
     const attempts = source.connectRetries + 1;
     const unavailable = (error: DatabaseUnavailableError): SourceUnavailableError =>
-      new SourceUnavailableError(`source database "${source.database}" at ${error.host} stayed unavailable through ${attempts} attempt${attempts === 1 ? '' : 's'} (${error.message.replace(/^.*unavailable \((.*)\); retry later$/, '$1')}); retry later`);
+      new SourceUnavailableError(`source database "${source.database}" at ${error.host} stayed unavailable through ${attempts} attempt${attempts === 1 ? '' : 's'} (${error.reason}); retry later`);
     try {
       await pRetry(() => assertDatabaseReachable(db, target.url, setting), {
         retries: source.connectRetries,
