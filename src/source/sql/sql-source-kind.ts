@@ -27,8 +27,7 @@ const SqlSourceOptions = z.strictObject({
  */
 let offlineKnex: Knex | undefined;
 function builderOnly(): Knex {
-  const knexFactory = createRequire(import.meta.url)('knex') as (config: Knex.Config) => Knex;
-  offlineKnex ??= knexFactory({ client: 'pg' });
+  offlineKnex ??= (createRequire(import.meta.url)('knex') as (config: Knex.Config) => Knex)({ client: 'pg' });
   return offlineKnex;
 }
 
