@@ -9,5 +9,5 @@ import type { PipelineCheck } from './pipeline-check.ts';
  */
 export const checkSourceLocation: PipelineCheck = {
   name: 'source location',
-  check: (pipeline, { config }) => sourceKindOf(pipeline.source).checkLocation(pipeline.source, { pipelineName: pipeline.name, config }),
+  check: (pipeline, { config }) => sourceKindOf(pipeline.source).checkLocation(pipeline.source, { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config }),
 };

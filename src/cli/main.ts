@@ -198,6 +198,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     for (const [name, kind] of newPipelineKinds()) newPipeline.option(`--${name} <${kind.scaffold!.flag.argument}>`, kind.scaffold!.flag.description);
   }
   newPipeline
+    .option('--source <name>', 'the IDEM_SOURCES entry the sample is read from: the database of --sql')
     .option('--key <field>', 'the field that holds the business key, or the fields of a composite key: order_id,line_no (default: proposed, the first field present and unique in every sample row)')
     .option('--time-zone <zone>', 'IANA time zone of business dates and of date-times without an offset', 'UTC')
     .option('--null-values <list>', 'comma-separated CSV field values read as NULL', ',NA,NULL')

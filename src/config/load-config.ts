@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../errors/usage-error.ts';
+import { DatabaseUrlSchema } from './database-url-schema.ts';
 import { DestinationsSettingsSchema } from './destination-settings.ts';
 import { SourcesSettingsSchema } from './source-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
@@ -35,17 +36,7 @@ const SECRET_SETTINGS: ReadonlySet<string> = new Set(['IDEM_DESTINATIONS', 'IDEM
 
 const EnvSchema = z.object({
   IDEM_PROJECT_DIR: z.string().min(1).optional(),
-  DATABASE_URL: z
-    .string()
-    .regex(
-      /^(sqlite:|postgres:\/\/|postgresql:\/\/|mysql:\/\/|mariadb:\/\/|mssql:\/\/|sqlserver:\/\/)/,
-      'must start with sqlite:, postgres://, postgresql://, mysql://, mariadb://, mssql:// or sqlserver://',
-    )
-    .refine(
-      (url) => url.startsWith('sqlite:') || URL.canParse(url),
-      'is not a valid URL: check its port (a number up to 65535) and that a password with @, / or : in it is percent-encoded',
-    )
-    .optional(),
+  DATABASE_URL: DatabaseUrlSchema.optional(),
   IDEM_LOCK_LEASE_MS: positiveMs.default(30_000),
   IDEM_HEARTBEAT_MS: positiveMs.default(10_000),
   IDEM_CLAIM_TTL_MS: positiveMs.default(60_000),

@@ -67,16 +67,16 @@ export function databaseHostOf(url: string): string | undefined {
 /**
  * Proves the database answers (one `select 1`) before a command uses it.
  * @throws DatabaseUnavailableError (outcome `unavailable`, exit 75) naming host and port when it
- *   cannot be reached now; UsageError (exit 2) naming `DATABASE_URL` (password hidden) when the
+ *   cannot be reached now; UsageError (exit 2) naming `setting` (password hidden) when the
  *   database refuses the setting (a login, a database name, TLS); any other error as the driver
  *   threw it.
  */
-export async function assertDatabaseReachable(db: Database, url: string): Promise<void> {
+export async function assertDatabaseReachable(db: Database, url: string, setting = 'DATABASE_URL'): Promise<void> {
   try {
     await db.knex.raw('select 1');
   } catch (error) {
     const refused = refusedReason(error);
-    if (refused !== undefined) throw new UsageError(`DATABASE_URL ${redactUrl(url)} was refused: ${refused}; fix the setting (a rerun cannot)`, { cause: error });
+    if (refused !== undefined) throw new UsageError(`${setting} ${redactUrl(url)} was refused: ${refused}; fix the setting (a rerun cannot)`, { cause: error });
     const reason = unreachableReason(error);
     if (reason === undefined) throw error;
     throw new DatabaseUnavailableError(databaseHostOf(url) ?? db.description, reason);

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { ColumnSpec } from '../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from './app-lock.ts';
 import type { SkipLockedSyntax } from './skip-locked-syntax.ts';
+import type { SnapshotRow } from './snapshot-read.ts';
 import type { TableColumn } from './table-column.ts';
 import type { UpsertCounts, UpsertPlan } from './upsert-plan.ts';
 
@@ -205,4 +206,19 @@ export interface DialectAdapter {
    * SQL Server request timeout); `{}` when there is nothing to say. Never holds secrets.
    */
   describeSettings(): Readonly<Record<string, unknown>>;
+  /**
+   * Streams the rows of `query` read in one read-only transaction that sees one snapshot of the
+   * database, on one connection of `knex`'s pool, at most about `fetchRows` held at a time: a
+   * `sqlSource`'s read. PostgreSQL `REPEATABLE READ, READ ONLY` with a server-side cursor,
+   * MySQL/MariaDB `START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY` at `REPEATABLE READ`
+   * with mysql2's stream, SQLite a deferred read transaction (`query_only`) with better-sqlite3's
+   * `iterate()`, SQL Server `SNAPSHOT` with tedious's stream (see `<d>-snapshot-read.ts`). A read
+   * abandoned half-way rolls back.
+   */
+  streamSnapshotRows(knex: Knex, query: SqlFragment, fetchRows: number): AsyncIterable<SnapshotRow>;
+  /**
+   * Whether the database refused a statement as written (a syntax error, no such column or
+   * table, no permission): no rerun fixes it. Read before the first row of a snapshot read.
+   */
+  isRejectedStatement(error: unknown): boolean;
 }

@@ -14,3 +14,4 @@ export { DuplicateRowsError } from './duplicate-rows-error.ts';
 export { SourceChangedError } from './source-changed-error.ts';
 export { UnreadableFileError } from './unreadable-file-error.ts';
 export { DiskFullError } from './disk-full-error.ts';
+export { SourceUnavailableError } from './source-unavailable-error.ts';

@@ -10,6 +10,12 @@ export interface StandInHandlers {
   readonly destinations: Readonly<Record<string, readonly RequestHandler[]>>;
   /** Handlers for the pipeline's HTTP JSON source, when the module describes it. */
   readonly source: readonly RequestHandler[] | undefined;
+  /**
+   * `sourceDatabase(db, range)`, when the module exports it: fills an empty throwaway database
+   * (a knex instance) with what a SQL source's query reads, for the run's range (`startsAt`,
+   * `endsAt`, ISO 8601 UTC), so `idem prove` never reads the real source database.
+   */
+  readonly sourceDatabase: ((db: unknown, range: { readonly businessDate: string; readonly startsAt: string; readonly endsAt: string }) => Promise<void>) | undefined;
 }
 
 /** Where a pipeline's stand-in handlers live, relative to the project directory. */
@@ -20,7 +26,8 @@ export function standInModulePath(pipelineName: string): string {
 /**
  * Loads `<projectDir>/stand-ins/<pipeline>.ts`, the msw description of the pipeline's APIs that
  * the test kit and `idem prove` serve on loopback ports. It exports `destinations()` (handlers
- * per destination name) and/or `source()` (handlers for an HTTP source); each is called once per
+ * per destination name), `source()` (handlers for an HTTP source) and/or `sourceDatabase(db,
+ * range)` (the rows of a SQL source, written into a throwaway database); each is called once per
  * use, so handlers that keep records start empty every time.
  * @returns undefined when the file does not exist.
  * @throws UsageError when the module exports neither function, or one returns the wrong shape.
@@ -30,9 +37,9 @@ export async function loadStandInHandlers(projectDir: string, pipelineName: stri
   const file = path.join(projectDir, relative);
   if (!existsSync(file)) return undefined;
   const module = await importProjectModule(projectDir, file);
-  const { destinations, source } = module as { destinations?: unknown; source?: unknown };
-  if (typeof destinations !== 'function' && typeof source !== 'function') {
-    throw new UsageError(`${relative} must export destinations(): Record<destination name, msw handlers[]> and/or source(): msw handlers[]`);
+  const { destinations, source, sourceDatabase } = module as { destinations?: unknown; source?: unknown; sourceDatabase?: unknown };
+  if (typeof destinations !== 'function' && typeof source !== 'function' && typeof sourceDatabase !== 'function') {
+    throw new UsageError(`${relative} must export destinations(): Record<destination name, msw handlers[]>, source(): msw handlers[] and/or sourceDatabase(db, range)`);
   }
   const described = typeof destinations === 'function' ? (destinations as () => unknown)() : {};
   if (described === null || typeof described !== 'object' || Array.isArray(described) || !Object.values(described).every(Array.isArray)) {
@@ -40,5 +47,9 @@ export async function loadStandInHandlers(projectDir: string, pipelineName: stri
   }
   const sourceHandlers = typeof source === 'function' ? (source as () => unknown)() : undefined;
   if (sourceHandlers !== undefined && !Array.isArray(sourceHandlers)) throw new UsageError(`${relative}: source() must return an array of msw handlers`);
-  return { destinations: described as Record<string, RequestHandler[]>, source: sourceHandlers as RequestHandler[] | undefined };
+  return {
+    destinations: described as Record<string, RequestHandler[]>,
+    source: sourceHandlers as RequestHandler[] | undefined,
+    sourceDatabase: typeof sourceDatabase === 'function' ? (sourceDatabase as StandInHandlers['sourceDatabase']) : undefined,
+  };
 }

@@ -100,6 +100,14 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
       closeSource = () => server.close();
       inherited.IDEM_SOURCES = JSON.stringify({ ...config.sources, [pipeline.name]: { ...config.sources[pipeline.name], url: server.url } });
     }
+    // A source its kind stands in for itself (a SQL source's database): a fresh stand-in per
+    // case; the real source is never read.
+    const kind = sourceKindOf(pipeline.source);
+    if (kind.standIn) {
+      const standIn = await kind.standIn(pipeline.source, runKey, { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config });
+      closeSource = () => standIn.close();
+      inherited.IDEM_SOURCES = JSON.stringify({ ...config.sources, ...standIn.sources });
+    }
     const lockFree = async (db: Database): Promise<boolean> => {
       const attempt = await db.adapter.tryAcquireAppLock(db.knex, { name: appLockName(pipeline.name), owner: 'idem prove (lock check)', leaseMs: CHILD_LOCK_LEASE_MS });
       if (attempt.acquired) await attempt.lock.release();

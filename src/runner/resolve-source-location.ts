@@ -12,5 +12,5 @@ import { sourceKindOf } from '../source/source-kinds.ts';
  * @throws UsageError when the run key or the deployment does not fit the source (see each kind's `locate`).
  */
 export function resolveSourceLocation(config: ResolvedConfig, pipeline: PipelineDefinition, runKey: RunKey): string {
-  return sourceKindOf(pipeline.source).locate(pipeline.source, runKey, { pipelineName: pipeline.name, config });
+  return sourceKindOf(pipeline.source).locate(pipeline.source, runKey, { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config });
 }

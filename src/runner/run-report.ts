@@ -4,6 +4,7 @@ import { ConnectionLostError } from '../errors/connection-lost-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { SourceChangedError } from '../errors/source-changed-error.ts';
 import { StoppedError } from '../errors/stopped-error.ts';
+import { SourceUnavailableError } from '../errors/source-unavailable-error.ts';
 import { createHeartbeat, type Heartbeat } from '../heartbeat/heartbeat.ts';
 import { EXIT_CODES, exitCodeOf, type Outcome } from '../outcome/outcome.ts';
 import type { RunTrace, Telemetry } from '../telemetry/telemetry.ts';
@@ -15,13 +16,15 @@ import type { RunCounts } from './run-stages.ts';
 /**
  * The outcome a failed run exits with: its error's own (`usage` for a configuration error found
  * during the run), else `failed`. The failures that exit 75 are a lost database connection
- * (`ConnectionLostError`: the stage it cut committed nothing, and a plain rerun resumes) and a
+ * (`ConnectionLostError`: the stage it cut committed nothing, and a plain rerun resumes), a
  * source file that changed while it was read (`SourceChangedError`: nothing of it was upserted,
- * and a rerun once its producer has finished reads it whole). Other retry-later outcomes are the
- * held lock's, found before the run did anything.
+ * and a rerun once its producer has finished reads it whole), a source that stayed unreachable
+ * before anything was read from it (`SourceUnavailableError`, thrown by a kind's `read`) and a
+ * polite stop (`StoppedError`). Other retry-later outcomes are the held lock's, found before the
+ * run did anything.
  */
 export function failureOutcomeOf(error: Error): Outcome {
-  if (error instanceof ConnectionLostError || error instanceof SourceChangedError || error instanceof StoppedError) return error.outcome;
+  if (error instanceof ConnectionLostError || error instanceof SourceChangedError || error instanceof SourceUnavailableError || error instanceof StoppedError) return error.outcome;
   if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
   return error.outcome;
 }

@@ -82,6 +82,8 @@ export async function runStages(
       onRow: countRow,
       unchanged,
       ...(since === undefined ? {} : { since }),
+      runKey,
+      context: { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config: ctx.config },
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     try {

@@ -7,9 +7,11 @@ import type { ScaffoldPlan } from './scaffold-plan.ts';
  * inserted and the target holding one row per record, and a rerun is a no-op. The source kind
  * adds what its source needs (`RenderedSource.test`): an HTTP JSON pipeline reads its fixture
  * from msw handlers the kit serves on a loopback port (so the test imports `msw`).
+ * @throws TypeError for a source that renders no fixture (`idem new` writes no test for it).
  */
 export function renderPipelineTest(plan: ScaffoldPlan): string {
   const { test, fixture } = plan.source;
+  if (test === undefined || fixture === undefined) throw new TypeError(`renderPipelineTest: the ${plan.source.builder} source has no fixture to test`);
   const name = JSON.stringify(plan.name);
   return [
     ...test.imports.filter((line) => line.includes("'node:")),

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DateTime, IANAZone } from 'luxon';
 import type { ColumnSpec } from '../column/column-type.ts';
+import type { SourceSettings } from '../config/source-settings.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { inferColumn } from './infer-column.ts';
 import { isUniqueKey, proposeKey } from './propose-key.ts';
@@ -30,6 +31,9 @@ export interface ScaffoldRequest {
   readonly timeZone?: string;
   /** Field values read as NULL (a CSV sample). @defaultValue ['', 'NA', 'NULL'] */
   readonly nullValues?: readonly string[];
+  /** `--source NAME`: the `IDEM_SOURCES` entry the sample is read from (a SQL source's database), and the deployment's entries. */
+  readonly sourceName?: string;
+  readonly sources?: Readonly<Record<string, SourceSettings>>;
   /** How many records the fixture keeps. @defaultValue 100 */
   readonly fixtureRows?: number;
 }
@@ -43,6 +47,8 @@ export interface ScaffoldResult {
 }
 
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+/** Rows of a `--sql` query that `idem new` infers columns and proposes a key from. */
+const SQL_SAMPLE_ROWS = 1000;
 const RESERVED_COLUMNS = new Set([
   'id', 'seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash',
   'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
@@ -93,7 +99,12 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
   const timeZone = request.timeZone ?? 'UTC';
   if (!IANAZone.isValidZone(timeZone)) throw new UsageError(`--time-zone must be an IANA time zone (got ${JSON.stringify(timeZone)})`);
   const fixtureRows = request.fixtureRows ?? 100;
-  const sample = await kind.scaffold!.sample(location, { nullValues: request.nullValues ?? ['', 'NA', 'NULL'] });
+  const sample = await kind.scaffold!.sample(location, {
+    nullValues: request.nullValues ?? ['', 'NA', 'NULL'],
+    ...(request.sourceName === undefined ? {} : { sourceName: request.sourceName }),
+    sources: request.sources ?? {},
+    projectDir,
+  });
   const { fields, rows } = sample;
 
   const proposed = proposeKey(fields, rows);
@@ -115,12 +126,12 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
     if (key.includes(field)) continue;
     const column = columnName(field, taken);
     if (column !== field) renamed[column] = field;
-    columns.push([column, inferColumn(rows.map((row) => row[field] ?? null), kind.fieldForm, timeZone)]);
+    columns.push([column, inferColumn(rows.map((row) => row[field] ?? null), sample.form ?? (kind.fieldForm === 'text' ? 'text' : 'json'), timeZone)]);
   }
   if (columns.length === 0) throw new UsageError('the sample has no field besides the key: a pipeline needs at least one column');
 
   const table = name.replaceAll('-', '_');
-  const source = sample.render({ name, fixtureRows });
+  const source = sample.render({ name, fixtureRows, timeZone, key, columns, fields: renamed });
   const plan: ScaffoldPlan = {
     name,
     timeZone,
@@ -135,8 +146,12 @@ export async function scaffoldPipeline(request: ScaffoldRequest): Promise<Scaffo
   const files: [string, string][] = [
     [`pipelines/${name}.ts`, renderPipelineModule(plan)],
     [`migrations/${migrationStamp(migrationsDir)}_create_${table}.ts`, renderPipelineMigration(plan)],
-    [source.fixture.path, source.fixture.text],
-    [`test/pipelines/${name}.test.ts`, renderPipelineTest(plan)],
+    ...(source.fixture === undefined
+      ? []
+      : ([
+          [source.fixture.path, source.fixture.text],
+          [`test/pipelines/${name}.test.ts`, renderPipelineTest(plan)],
+        ] as [string, string][])),
   ];
   const existing = files.map(([file]) => file).filter((file) => existsSync(path.join(projectDir, file)));
   if (existing.length > 0) throw new UsageError(`idem new writes nothing over existing files: ${existing.join(', ')}`);

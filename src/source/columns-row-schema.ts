@@ -4,8 +4,12 @@ import { canonicalValue } from '../column/canonical-value.ts';
 import type { ColumnSpec, ColumnSpecs } from '../column/column-type.ts';
 import { PLAIN_NUMBERS, plainNumberText, type NumberFormat } from './number-format.ts';
 
-/** How a source gives its fields: CSV as text, HTTP JSON as parsed JSON values. */
-export type SourceFieldForm = 'text' | 'json';
+/**
+ * How a source gives its fields: CSV as text, HTTP JSON as parsed JSON values, a SQL query as its
+ * driver gives them (an integer as a number or, for a 64-bit column, its digits; a boolean as
+ * `true`/`false` or 1/0; a JSON column as a value or its text; instants as ISO text).
+ */
+export type SourceFieldForm = 'text' | 'json' | 'sql';
 
 /** What {@link columnsRowSchema} derives a row schema from. */
 export interface ColumnsRowSchemaSpec {
@@ -43,6 +47,7 @@ function inputOf(spec: ColumnSpec, raw: unknown, source: ColumnsRowSchemaSpec, p
   const value = typeof raw === 'string' && spec.type !== 'text' ? raw.trim() : raw;
   if (spec.type === 'instant' && typeof value === 'string' && spec.wallTime === undefined) return instantOf(value, source.timeZone);
   if (source.form === 'json') return value;
+  if (source.form === 'sql') return sqlInputOf(spec, value);
   const text = spec.type === 'integer' || spec.type === 'decimal' || spec.type === 'float' ? plainNumber(value as string) : (value as string);
   switch (spec.type) {
     case 'integer': return /^[+-]?\d+$/.test(text) ? Number(text) : text;
@@ -55,6 +60,23 @@ function inputOf(spec: ColumnSpec, raw: unknown, source: ColumnsRowSchemaSpec, p
       }
     }
     default: return text;
+  }
+}
+
+/** A SQL driver's value as `canonicalValue` takes it (see {@link SourceFieldForm}). */
+function sqlInputOf(spec: ColumnSpec, value: unknown): unknown {
+  switch (spec.type) {
+    case 'integer': return typeof value === 'string' && /^[+-]?\d+$/.test(value) ? Number(value) : value;
+    case 'boolean': return value === 0 || value === 1 ? value === 1 : value;
+    case 'json': {
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        throw new TypeError('must be a JSON document');
+      }
+    }
+    default: return value;
   }
 }
 

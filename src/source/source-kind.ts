@@ -55,11 +55,29 @@ export interface ReadSourceOptions {
    * it the version it opened and the SHA-256 of the bytes it read to the end. @defaultValue none
    */
   readonly unchanged?: UnchangedFileCheck;
+  /**
+   * The run key being read, and where the source is looked for (as `locate` saw them): a kind
+   * whose read depends on the run key (a SQL source's query takes the business date's range in
+   * the pipeline's time zone) or on other deployment settings reads them here. The runner always
+   * gives both. @defaultValue none: a kind reads `location` alone
+   */
+  readonly runKey?: RunKey;
+  readonly context?: SourceContext;
+}
+
+/** A source's stand-in for one proof case (see {@link SourceKind.standIn}). */
+export interface SourceStandIn {
+  /** `IDEM_SOURCES` entries by name that replace the deployment's for the case's runs. */
+  readonly sources: Readonly<Record<string, SourceSettings>>;
+  /** Removes the stand-in (a temporary database). */
+  close(): Promise<void>;
 }
 
 /** What a kind may look at to find or check its source: the pipeline's name and the deployment. */
 export interface SourceContext {
   readonly pipelineName: string;
+  /** The pipeline's IANA time zone, in which its business dates start and end. */
+  readonly timeZone: string;
   readonly config: Pick<ResolvedConfig, 'projectDir' | 'sourceDir' | 'sources'>;
 }
 
@@ -83,14 +101,17 @@ export interface IncrementalCursor {
  * What a kind must keep: `read` yields rows in source order with 1-based `line`s, hands every
  * row `source.row` rejects to `quarantine` (naming the location, line, field and rule, with the
  * row's text where there is one), and throws a `SourceError` (exit 1) when the source cannot be
- * read, a `UsageError` or `PipelineError` (exit 2) for a mistake in the pipeline or its settings.
+ * read, a `UsageError` or `PipelineError` (exit 2) for a mistake in the pipeline or its settings,
+ * and a `SourceUnavailableError` (exit 75) when the source stayed unreachable through the kind's
+ * retries before anything was read.
  */
 export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration> {
   /** The kind's name, for messages and logs: `csv`, `http-json`. */
   readonly name: string;
   /**
    * How the kind gives its fields to a row schema that `definePipeline` derives from the columns:
-   * `text` (every field a string or null, as CSV) or `json` (parsed JSON values).
+   * `text` (every field a string or null, as CSV), `json` (parsed JSON values) or `sql` (values
+   * as a SQL driver gives them: 64-bit integers as digits, booleans as 1/0, JSON as text).
    */
   readonly fieldForm: SourceFieldForm;
   /**
@@ -156,6 +177,14 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * @throws SourceError when the source cannot be read.
    */
   read(source: Source, location: string, quarantine: (row: QuarantinedRow) => Promise<void>, options: ReadSourceOptions): AsyncIterable<SourceRow<unknown>> | Promise<AsyncIterable<SourceRow<unknown>>>;
+  /**
+   * A throwaway stand-in of the source for one `idem prove` case: the `IDEM_SOURCES` entries that
+   * point the case's runs at it instead of the real source, and how to remove it. A kind whose
+   * source a proof must never read (another team's database) defines it; it may refuse
+   * (`UsageError`) when the project describes no stand-in. @defaultValue none: the source is read
+   * where it is (a file), or served by the project's handlers (`servedByHandlers`)
+   */
+  standIn?(source: Source, runKey: RunKey, context: SourceContext): Promise<SourceStandIn>;
   /** The source's incremental cursor, when it reads only what changed since its mark. */
   incremental?(source: Source): IncrementalCursor | undefined;
   /**

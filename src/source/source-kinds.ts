@@ -1,11 +1,13 @@
 import { CSV_SOURCE_KIND } from './csv/csv-source-kind.ts';
 import { HTTP_JSON_SOURCE_KIND } from './http-json/http-json-source-kind.ts';
 import type { SourceDeclaration, SourceKind } from './source-kind.ts';
+import { SQL_SOURCE_KIND } from './sql/sql-source-kind.ts';
 
-/** The built-in source kinds by name: what a declaration's `kind` names (`csvSource`, `httpJsonSource`). */
+/** The built-in source kinds by name: what a declaration's `kind` names (`csvSource`, `httpJsonSource`, `sqlSource`). */
 export const SOURCE_KINDS: Readonly<Record<string, SourceKind<never>>> = Object.freeze({
   [CSV_SOURCE_KIND.name]: CSV_SOURCE_KIND as SourceKind<never>,
   [HTTP_JSON_SOURCE_KIND.name]: HTTP_JSON_SOURCE_KIND as SourceKind<never>,
+  [SQL_SOURCE_KIND.name]: SQL_SOURCE_KIND as SourceKind<never>,
 });
 
 /** Whether `value` has the shape of a {@link SourceKind} (a pipeline module's own kind, told by what it does). */
@@ -14,7 +16,7 @@ export function isSourceKind(value: unknown): value is SourceKind<never> {
   const kind = value as Record<string, unknown>;
   return (
     typeof kind.name === 'string' &&
-    (kind.fieldForm === 'text' || kind.fieldForm === 'json') &&
+    (kind.fieldForm === 'text' || kind.fieldForm === 'json' || kind.fieldForm === 'sql') &&
     typeof kind.rereadable === 'boolean' &&
     ['withDerivedRow', 'locate', 'checkLocation', 'read'].every((method) => typeof kind[method] === 'function')
   );

@@ -1,3 +1,5 @@
+import type { ColumnSpec } from '../column/column-type.ts';
+import type { SourceSettings } from '../config/source-settings.ts';
 /**
  * The `idem new` flag that names a sample of a kind: `--<name> <argument>`, e.g.
  * `{ name: 'csv', argument: 'file', description: 'a sample CSV file (header first)' }`. The CLI
@@ -15,6 +17,11 @@ export interface NewPipelineFlag {
 export interface SampleOptions {
   /** Field values read as NULL (a text kind). @defaultValue ['', 'NA', 'NULL'] */
   readonly nullValues: readonly string[];
+  /** `--source NAME`: the `IDEM_SOURCES` entry a sample is read from (a SQL source's database). @defaultValue none */
+  readonly sourceName?: string;
+  /** The deployment's `IDEM_SOURCES` entries, and the project directory (a relative SQLite URL). */
+  readonly sources: Readonly<Record<string, SourceSettings>>;
+  readonly projectDir: string;
 }
 
 /** What `idem new` decided, for a kind to write its part of the generated files from. */
@@ -23,6 +30,11 @@ export interface NewPipelinePlan {
   readonly name: string;
   /** The most records the fixture keeps. */
   readonly fixtureRows: number;
+  /** The pipeline's time zone, key fields, and columns (name → spec, in sample order; `fields` maps renamed columns to their field). */
+  readonly timeZone: string;
+  readonly key: readonly string[];
+  readonly columns: readonly (readonly [string, ColumnSpec])[];
+  readonly fields: Readonly<Record<string, string>>;
 }
 
 /** A kind's part of the files `idem new` writes: the source declaration, the fixture and what the test needs. */
@@ -33,10 +45,13 @@ export interface RenderedSource {
   readonly declaration: string;
   /** Lines for the module's doc comment (without ` * `), e.g. where the base URL is set. */
   readonly notes: readonly string[];
-  /** The fixture: its path relative to the project (`fixtures/<name>/sample.<ext>`), text and record count. */
-  readonly fixture: { readonly path: string; readonly text: string; readonly records: number };
-  /** What the generated test adds to idem's test kit: imports, lines before the test, kit options, the run's flags. */
-  readonly test: {
+  /**
+   * The fixture: its path relative to the project (`fixtures/<name>/sample.<ext>`), text and record
+   * count. @defaultValue none: no fixture and no test (a kind whose test needs more than a sample)
+   */
+  readonly fixture?: { readonly path: string; readonly text: string; readonly records: number };
+  /** What the generated test adds to idem's test kit: imports, lines before the test, kit options, the run's flags (with `fixture`). */
+  readonly test?: {
     readonly imports: readonly string[];
     readonly setup: readonly string[];
     /** Extra `startPipelineTest` options as TypeScript shorthand (`source`); none for most kinds. */
@@ -44,8 +59,11 @@ export interface RenderedSource {
     /** The run's flags as a TypeScript array literal: `['--file', 'fixtures/x/sample.csv']`. */
     readonly runArgs: string;
   };
-  /** What `idem new` prints as the commands to run next: an environment prefix (may be '') and the run's flags. */
-  readonly next: { readonly env: string; readonly runFlags: string };
+  /**
+   * What `idem new` prints as the commands to run next: an environment prefix (may be ''), the
+   * run's flags, and (a kind without a fixture) the step that replaces the generated test.
+   */
+  readonly next: { readonly env: string; readonly runFlags: string; readonly instead?: string };
 }
 
 /**
@@ -59,6 +77,8 @@ export interface SourceSample {
   readonly fields: readonly string[];
   /** One object per sample record, `{ [field]: value }`, a missing or null value as null (or absent). */
   readonly rows: readonly Readonly<Record<string, unknown>>[];
+  /** How the rows give their values for column inference: `text` (CSV) or `json` (parsed values). @defaultValue the kind's `fieldForm` */
+  readonly form?: 'text' | 'json';
   /** What the generated pipeline's source declares, its fixture and its test's source. */
   render(plan: NewPipelinePlan): RenderedSource;
 }

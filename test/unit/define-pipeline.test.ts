@@ -56,7 +56,7 @@ describe('definePipeline checks every enum and shape with zod, naming the field,
     definition.columns = { name: { type: 'varchar', nullable: false } };
     definition.destinations = [{ name: 'api', strategy: 'idempotency_key', request: () => undefined, remoteReference: () => '' }];
     expect(problemsOf(definition)).toEqual([
-      'pipeline source.kind must be one of "csv", "http-json" (got "xlsx")',
+      'pipeline source.kind must be one of "csv", "http-json", "sql" (got "xlsx")',
       'pipeline columns.name.type must be one of "text", "integer", "decimal", "float", "date", "instant", "boolean", "json" (got "varchar")',
       'pipeline destinations[0].strategy must be one of "idempotency-key", "check-before-create", "mark-before-send" (got "idempotency_key")',
     ]);

@@ -11,15 +11,19 @@ export interface NewCommandOptions {
   readonly timeZone?: string;
   readonly nullValues?: string;
   readonly rows?: number;
+  /** `--source NAME`: the `IDEM_SOURCES` entry a sample is read from (`--sql`'s database). */
+  readonly source?: string;
 }
 
 /** `idem new NAME --csv FILE | --json URL_OR_FILE | …` (a flag per source kind): writes a pipeline from a sample and says what it inferred and what to run next. */
 export async function newCommand(name: string, options: NewCommandOptions): Promise<Outcome> {
-  const { projectDir } = loadConfig();
+  const { projectDir, sources } = loadConfig();
   const result = await scaffoldPipeline({
     projectDir,
     name,
     samples: Object.fromEntries([...newPipelineKinds().keys()].map((flag) => [flag, options[flag] as string | undefined])),
+    ...(options.source !== undefined ? { sourceName: String(options.source) } : {}),
+    sources,
     ...(options.key !== undefined ? { key: options.key } : {}),
     ...(options.timeZone !== undefined ? { timeZone: options.timeZone } : {}),
     ...(options.nullValues !== undefined ? { nullValues: options.nullValues.split(',') } : {}),
@@ -27,7 +31,7 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
   });
   const { plan } = result;
   // The loop of docs/writing-a-pipeline.md: run (twice: the second is a no-op), check, test, prove.
-  const { env: source, runFlags: input } = plan.source.next;
+  const { env: source, runFlags: input, instead } = plan.source.next;
   const out: string[] = [
     `key: ${plan.key.join(', ')}${result.keyProposed ? ' (proposed: present and unique in every sample row; choose another with --key)' : ''}`,
     'columns:',
@@ -38,7 +42,7 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
     '  idem migrate',
     `  ${source}idem run ${name} ${input}`,
     `  idem check ${name}`,
-    `  npx vitest run test/pipelines/${name}.test.ts`,
+    `  ${instead ?? `npx vitest run test/pipelines/${name}.test.ts`}`,
     `  ${source}idem prove ${name} ${input}`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);

@@ -4,6 +4,8 @@ import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import { driverWords } from '../driver-words.ts';
+import { streamSnapshot, type SnapshotRow } from '../snapshot-read.ts';
+import { MSSQL_SNAPSHOT_READ, isRejectedMssqlStatement } from './mssql-snapshot-read.ts';
 import { mssqlColumnTypeName, readMssqlTableColumns } from './mssql-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
@@ -159,5 +161,13 @@ export class MssqlDialect implements DialectAdapter {
 
   describeSettings(): Readonly<Record<string, unknown>> {
     return { requestTimeoutMs: this.#requestTimeoutMs, stagingLoad: this.#settings.stagingLoad };
+  }
+
+  streamSnapshotRows(knex: Knex, query: SqlFragment, fetchRows: number): AsyncIterable<SnapshotRow> {
+    return streamSnapshot(knex, MSSQL_SNAPSHOT_READ, query, fetchRows);
+  }
+
+  isRejectedStatement(error: unknown): boolean {
+    return isRejectedMssqlStatement(error);
   }
 }

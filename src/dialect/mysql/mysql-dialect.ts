@@ -5,6 +5,8 @@ import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import { driverWords } from '../driver-words.ts';
+import { streamSnapshot, type SnapshotRow } from '../snapshot-read.ts';
+import { MYSQL_SNAPSHOT_READ, isRejectedMysqlStatement } from './mysql-snapshot-read.ts';
 import { mysqlColumnTypeName, readMysqlTableColumns } from './mysql-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
@@ -213,5 +215,13 @@ export class MysqlDialect implements DialectAdapter {
 
   describeSettings(): Readonly<Record<string, unknown>> {
     return {};
+  }
+
+  streamSnapshotRows(knex: Knex, query: SqlFragment, fetchRows: number): AsyncIterable<SnapshotRow> {
+    return streamSnapshot(knex, MYSQL_SNAPSHOT_READ, query, fetchRows);
+  }
+
+  isRejectedStatement(error: unknown): boolean {
+    return isRejectedMysqlStatement(error);
   }
 }

@@ -5,6 +5,8 @@ import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import { driverWords } from '../driver-words.ts';
+import { streamSnapshot, type SnapshotRow } from '../snapshot-read.ts';
+import { POSTGRES_SNAPSHOT_READ, isRejectedPostgresStatement } from './postgres-snapshot-read.ts';
 import { postgresColumnTypeName, readPostgresTableColumns } from './postgres-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
@@ -151,5 +153,13 @@ export class PostgresDialect implements DialectAdapter {
 
   describeSettings(): Readonly<Record<string, unknown>> {
     return {};
+  }
+
+  streamSnapshotRows(knex: Knex, query: SqlFragment, fetchRows: number): AsyncIterable<SnapshotRow> {
+    return streamSnapshot(knex, POSTGRES_SNAPSHOT_READ, query, fetchRows);
+  }
+
+  isRejectedStatement(error: unknown): boolean {
+    return isRejectedPostgresStatement(error);
   }
 }

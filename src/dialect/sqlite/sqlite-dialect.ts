@@ -7,6 +7,8 @@ import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { DialectAdapter, SqlFragment } from '../dialect-adapter.ts';
 import { driverWords } from '../driver-words.ts';
+import { streamSnapshot, type SnapshotRow } from '../snapshot-read.ts';
+import { SQLITE_SNAPSHOT_READ, isRejectedSqliteStatement } from './sqlite-snapshot-read.ts';
 import { sqliteColumnTypeName, readSqliteTableColumns } from './sqlite-table-columns.ts';
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
@@ -160,5 +162,13 @@ export class SqliteDialect implements DialectAdapter {
 
   describeSettings(): Readonly<Record<string, unknown>> {
     return {};
+  }
+
+  streamSnapshotRows(knex: Knex, query: SqlFragment, fetchRows: number): AsyncIterable<SnapshotRow> {
+    return streamSnapshot(knex, SQLITE_SNAPSHOT_READ, query, fetchRows);
+  }
+
+  isRejectedStatement(error: unknown): boolean {
+    return isRejectedSqliteStatement(error);
   }
 }

@@ -48,8 +48,8 @@ export const HTTP_JSON_SOURCE_KIND: SourceKind<HttpJsonSource<unknown>> = {
   locate(source, runKey, { pipelineName, config }) {
     if (runKey.kind === 'file') throw new UsageError(`pipeline "${pipelineName}" reads an HTTP API, not a file: run it with --date YYYY-MM-DD`);
     const settings = config.sources[pipelineName];
-    if (!settings) {
-      throw new UsageError(`pipeline "${pipelineName}" reads an HTTP API with no base URL: set IDEM_SOURCES='{"${pipelineName}":{"url":"https://…"}}'`);
+    if (!settings || !/^https?:/i.test(settings.url)) {
+      throw new UsageError(`pipeline "${pipelineName}" reads an HTTP API with no base URL: set IDEM_SOURCES='{"${pipelineName}":{"url":"https://…"}}'${settings ? ' (its entry is a database URL)' : ''}`);
     }
     const sourcePath = typeof source.path === 'string' ? source.path : source.path(runKey.businessDate);
     if (typeof sourcePath !== 'string' || !sourcePath.startsWith('/')) {
