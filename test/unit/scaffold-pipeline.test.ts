@@ -28,8 +28,8 @@ describe('scaffoldPipeline', () => {
   it('takes exactly one sample, by a flag a source kind declares', async () => {
     const sample = path.join(dir, 'stations.csv');
     writeFileSync(sample, 'id,reading\nA,1\n');
-    expect([...newPipelineKinds()].map(([flag, kind]) => [flag, kind.name, kind.scaffold!.flag.argument])).toEqual([['csv', 'csv', 'file'], ['json', 'http-json', 'url-or-file']]);
-    await expect(scaffoldPipeline({ projectDir: dir, name: 'stations', samples: {} })).rejects.toThrow('idem new needs exactly one sample: --csv FILE or --json URL_OR_FILE');
+    expect([...newPipelineKinds()].map(([flag, kind]) => [flag, kind.name, kind.scaffold!.flag.argument])).toEqual([['csv', 'csv', 'file'], ['json', 'http-json', 'url-or-file'], ['sql', 'sql', 'select']]);
+    await expect(scaffoldPipeline({ projectDir: dir, name: 'stations', samples: {} })).rejects.toThrow('idem new needs exactly one sample: --csv FILE or --json URL_OR_FILE or --sql SELECT');
     await expect(scaffoldPipeline({ projectDir: dir, name: 'stations', samples: { csv: sample, json: sample } })).rejects.toThrow('idem new needs exactly one sample');
     await expect(scaffoldPipeline({ projectDir: dir, name: 'stations', samples: { parquet: sample } })).rejects.toThrow('idem new has no sample flag --parquet');
     // A flag left undefined (commander's way of saying "not given") is no sample.
