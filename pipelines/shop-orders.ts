@@ -4,8 +4,9 @@ import { column, definePipeline, sqlSource } from 'idem';
  * The second example pipeline: the orders the shop's own database says shipped on the business
  * date (Europe/London), read with one query in one snapshot (`sqlSource`; the `shop` database of
  * `npm run seed-shop`, found by `IDEM_SOURCES='{"shop":{"url":"sqlite:var/shop.sqlite3"}}'`),
- * stored one row per order, and posted to the accounting API (the project's sandbox) as an
- * invoice each.
+ * stored one row per order, its daily totals per country rebuilt for the date in the same
+ * transaction (`derived`), and posted to the accounting API (the project's sandbox) as an invoice
+ * each.
  */
 export const pipeline = definePipeline({
   name: 'shop-orders',
@@ -33,6 +34,16 @@ export const pipeline = definePipeline({
     line_count: column.integer(),
     total: column.decimal(14, 3),
   },
+  // One row per business date and country: deleted and recomputed from shop_orders for the run's
+  // date in the upsert's transaction, so a rerun or a corrected order gives the same totals.
+  derived: [{
+    table: 'shop_orders_daily_totals',
+    columns: { business_date: column.date(), country: column.text({ maxLength: 100 }), orders: column.integer(), total: column.decimal(16, 3) },
+    query: (orders, { start, end }, raw) => orders
+      .where('shipped_at', '>=', start).andWhere('shipped_at', '<', end)
+      .groupBy('country')
+      .select('country', raw('count(*) as orders'), raw('round(sum(total), 3) as total')),
+  }],
   destinations: [{
     // The accounting API of online-retail-invoices: an order that shipped is invoiced. Its
     // reference says which pipeline wrote it, so the two examples never share a record.

@@ -77,6 +77,17 @@ describeEachDialect('sqlSource: shop-orders reads the orders shipped on the busi
     expect(await stored(date)).toEqual(expected(date));
     const posted = sandbox.state.records().filter((record) => String(record.reference).startsWith('order-'));
     expect(posted.map((record) => record.reference).sort()).toEqual(shippedOn(date).map((order) => `order-${order.order_id}`));
+    // The derived daily totals: one row per country, recomputed here from the source's orders.
+    const byCountry = new Map<string, { orders: number; total: number }>();
+    for (const order of shippedOn(date)) {
+      const sum = byCountry.get(order.country) ?? { orders: 0, total: 0 };
+      byCountry.set(order.country, { orders: sum.orders + 1, total: sum.total + Number(order.total) });
+    }
+    const totals = await db.knex('shop_orders_daily_totals').select('business_date', 'country', 'orders', 'total');
+    const day = (value: unknown) => (value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
+    expect(totals.map((row) => [day(row.business_date), row.country, Number(row.orders), Number(row.total).toFixed(3)]).sort(([, a], [, b]) => (a < b ? -1 : 1))).toEqual(
+      [...byCountry].sort(([a], [b]) => (a < b ? -1 : 1)).map(([country, sum]) => [date, country, sum.orders, sum.total.toFixed(3)]),
+    );
 
     const again = await runCli(['run', PIPELINE, '--date', date], env);
     expect([again.code, summaryOf(again).outcome]).toEqual([0, 'noop']);
