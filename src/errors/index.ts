@@ -10,3 +10,4 @@ export { QuarantineError } from './quarantine-error.ts';
 export { coerceError } from './coerce-error.ts';
 export { DatabaseUnavailableError } from './database-unavailable-error.ts';
 export { ConnectionLostError } from './connection-lost-error.ts';
+export { DeletionsHeldError } from './deletions-held-error.ts';

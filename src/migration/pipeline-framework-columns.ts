@@ -1,3 +1,6 @@
+import { column, type ColumnSpec } from '../column/column-type.ts';
+import { RECORD_DELETION_COLUMNS } from '../pipeline/record-deletions.ts';
+
 /**
  * The columns `createPipelineTables` gives every pipeline's tables besides the business columns
  * (see `MigrationContext.createPipelineTables`). Schema drift compares only the business
@@ -7,3 +10,13 @@ export const PIPELINE_FRAMEWORK_COLUMNS = {
   staging: ['seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash'],
   target: ['id', 'source_system', 'source_reference', 'row_hash', 'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at'],
 } as const;
+
+/**
+ * The specs of a target's `RECORD_DELETION_COLUMNS`, as `createPipelineTables` creates them on
+ * every target and `idem migrate --make` adds them to an older target of a pipeline that deletes
+ * records. Schema drift accepts them on any target, and asks for them where the pipeline deletes.
+ */
+export const RECORD_DELETION_SPECS: Readonly<Record<(typeof RECORD_DELETION_COLUMNS)[number], ColumnSpec>> = {
+  deleted_at: column.instant({ nullable: true }),
+  deleted_in_run_key: column.text({ maxLength: 200, nullable: true }),
+};

@@ -7,6 +7,7 @@ import type { SourceRow } from '../source/source-row.ts';
 import type { ColumnSpecs } from '../column/column-type.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
+import { RECORD_DELETION_COLUMNS } from './record-deletions.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
 import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
 
@@ -25,7 +26,7 @@ const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 const RESERVED_COLUMNS = new Set([
   'id', 'seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash',
-  'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
+  'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at', ...RECORD_DELETION_COLUMNS,
 ]);
 
 /** Marks an object made by {@link definePipeline}; not enumerable, so a spread copy is unmarked. */
@@ -74,7 +75,7 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     ...definition,
     source: key === undefined || problems.length > 0 ? definition.source : withDerivedRow(definition.source, key, definition),
     // Left undefined without a key, for the schema to name.
-    toRecords: (definition.toRecords ?? (key === undefined ? undefined : recordPerRow(key, Object.keys(definition.columns ?? {}))))!,
+    toRecords: (definition.toRecords ?? (key === undefined ? undefined : recordPerRow(key, Object.keys(definition.columns ?? {}), definition.source?.tombstone as ((row: unknown) => boolean) | undefined)))!,
     destinations: definition.destinations ?? [],
   };
   const shapeProblems = pipelineDefinitionProblems(filled);
@@ -102,6 +103,12 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     }
   }
   const { source } = filled;
+  if (source.snapshot === undefined) {
+    for (const option of ['snapshotScope', 'maxDeleteShare'] as const) check(source[option] === undefined, `source.${option}`, "is an option of snapshot: 'full'", source[option]);
+  } else {
+    check(source.snapshotScope === undefined || names.includes(source.snapshotScope), 'source.snapshotScope', 'must name a declared column', source.snapshotScope);
+    check(sourceKindOf(source).incremental?.(source) === undefined, 'source.snapshot', 'cannot be full for an incremental source (a read of changes sees no absence: declare a tombstone)', source.snapshot);
+  }
   for (const problem of sourceKindOf(source).problems?.(source) ?? []) problems.push(`pipeline ${problem}`);
   const destinations = filled.destinations;
   for (const [i, destination] of destinations.entries()) {
@@ -129,13 +136,16 @@ function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], key: str
   return kind.withDerivedRow(source, { row, fields: [key, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)] });
 }
 
-/** The default `toRecords` of a pipeline with a key: each row is the record of its key, with the columns' fields as values. */
-function recordPerRow(key: string, columns: readonly string[]): PipelineDefinition['toRecords'] {
+/**
+ * The default `toRecords` of a pipeline with a key: each row is the record of its key, with the
+ * columns' fields as values, and `deleted` where the source's `tombstone` says so.
+ */
+function recordPerRow(key: string, columns: readonly string[], tombstone: ((row: unknown) => boolean) | undefined): PipelineDefinition['toRecords'] {
   return async function* (rows: AsyncIterable<SourceRow<Record<string, unknown>>>): AsyncGenerator<PipelineRecord> {
     for await (const { line, value } of rows) {
       const values: Record<string, unknown> = {};
       for (const name of columns) values[name] = value[name];
-      yield { sourceReference: String(value[key]), line, values };
+      yield { sourceReference: String(value[key]), line, values, ...(tombstone?.(value) ? { deleted: true } : {}) };
     }
   };
 }

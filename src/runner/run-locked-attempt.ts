@@ -87,7 +87,9 @@ export async function runLockedAttempt(
     if (error instanceof LockLostError || (error instanceof ConnectionLostError && error.cause instanceof LockLostError)) {
       if (attempt) report.log.warn('the app lock was lost: job_runs is left to the attempt that holds it now, or to the next one');
     } else if (attempt) {
-      await finishJobRun(db, attempt, { status: 'failed', counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
+      // An error that asks a person to act (the delete guard) says so in job_runs as in the exit code.
+      const status = error instanceof IdemError && error.outcome === 'needs-review' ? 'needs_review' : 'failed';
+      await finishJobRun(db, attempt, { status, counts: report.counts, error: error.message, now: now() }).catch((e: Error) =>
         report.log.error({ err: e }, 'could not record the failure in job_runs'),
       );
     }
