@@ -13,9 +13,8 @@ import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
 import { upsertStaged } from '../upsert/upsert-staged.ts';
-import { countDeletions } from '../upsert/record-deletions-sql.ts';
+import { countDeletions, newerRunKeyInTarget } from '../upsert/record-deletions-sql.ts';
 import { deletesRecords } from '../pipeline/record-deletions.ts';
-import { newerRunKey } from '../runs/newer-run-key.ts';
 import { deletionsHeld } from './delete-guard.ts';
 import type { FailpointName } from './failpoints.ts';
 import type { RunContext } from './run-context.ts';
@@ -132,7 +131,8 @@ export async function runStages(
 
 /**
  * What the upsert of a pipeline that deletes records marks (see `markDeletions`): nothing for a
- * run key older than the job's newest (a backfill never deletes what newer exports hold), no
+ * run key older than one that wrote the target (a backfill never deletes what newer exports
+ * hold, nor brings back what they deleted), no
  * absences when the read quarantined rows (their records are in the source, not deleted), and
  * else what the staged read lacks, once the delete guard lets it (`deletionsHeld`). A dry run
  * records what the guard says in its counts instead of stopping.
@@ -145,7 +145,7 @@ async function decideDeletions(
 ): Promise<{ marks: boolean; snapshot: boolean }> {
   const { pipeline, runKey } = request;
   const { log, counts } = run;
-  const newer = await newerRunKey(db, pipeline.name, runKey);
+  const newer = await newerRunKeyInTarget(db, pipeline, runKey);
   if (newer !== undefined) {
     counts.deletions = { marked: false, newerRunKey: newer };
     log.info({ stage: 'upsert', newerRunKey: newer }, `${runKey.value} is not the newest run key (${newer} is): no record is marked deleted or back`);

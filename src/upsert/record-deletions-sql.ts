@@ -122,3 +122,26 @@ export async function markDeletions(
     .update({ deleted_at: null, deleted_in_run_key: null, last_changed_run_key: args.runKey, updated_at: now });
   return { deleted, tombstoned, undeleted, tombstones };
 }
+
+/**
+ * The newest business-date run key later than `runKey` that wrote to the pipeline's target (a
+ * record it inserted, changed, or marked deleted), or undefined when there is none: then the run
+ * holds the newest export, and may delete. A later date that wrote nothing (held by the delete
+ * guard, failed before its upsert) does not count. A file run key (`--file`) has no date to
+ * compare: it is always taken for the newest.
+ */
+export async function newerRunKeyInTarget(q: Queryable, pipeline: PipelineDefinition, runKey: { kind: string; value: string }): Promise<string | undefined> {
+  if (runKey.kind !== 'date') return undefined;
+  let newest: string | undefined;
+  for (const name of ['first_run_key', 'last_changed_run_key', 'deleted_in_run_key']) {
+    const row = (await q.knex(pipeline.tables.target)
+      .where('source_system', pipeline.sourceSystem)
+      .where(name, '>', runKey.value)
+      // Business dates only: `file:…` keys sort after every date.
+      .where(name, 'like', '____-__-__')
+      .max({ key: name })
+      .first()) as { key: string | null } | undefined;
+    if (row?.key && (newest === undefined || row.key > newest)) newest = row.key;
+  }
+  return newest;
+}
