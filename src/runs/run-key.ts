@@ -54,8 +54,8 @@ export async function fileRunKey(file: string): Promise<RunKey> {
   return { kind: 'file', value: `file:${path.basename(absolute)}@sha256:${(await sha256File(absolute)).slice(0, 16)}`, file: absolute };
 }
 
-/** SHA-256 of a file's bytes, in hex. */
-async function sha256File(file: string): Promise<string> {
+/** SHA-256 of a file's bytes, in hex, read a 1 MiB buffer at a time (`fileRunKey`, and a date run's file identity). */
+export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
   const handle = await open(file);
