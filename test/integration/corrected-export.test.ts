@@ -21,7 +21,8 @@ describeEachDialect('a corrected export of a completed date (issue 26 §1b)', (d
       const file = path.join(dir, `${DATE}.csv`);
       const env = { ...world.env(), IDEM_SOURCE_DIR: dir };
       expect((await runCli(RUN, env)).code).toBe(0);
-      const recorded = await world.db.knex('job_runs').where({ job_name: pipeline.name, run_key: DATE }).first('source_bytes', 'source_sha256');
+      const row = await world.db.knex('job_runs').where({ job_name: pipeline.name, run_key: DATE }).first('source_bytes', 'source_sha256');
+      const recorded = { source_bytes: Number(row.source_bytes), source_sha256: row.source_sha256 as string };
       expect(recorded).toEqual({ source_bytes: readFileSync(file).length, source_sha256: await sha256File(file) });
 
       // The same file again: a no-op, as ever.
