@@ -15,6 +15,7 @@
  * |                |      | unexpected error; a plain rerun resumes                                  |
  * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting    |
  * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
+ * |                |      | (or the delete guard held a snapshot, or a completed date's file changed) |
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
  * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
  *
