@@ -87,6 +87,28 @@ describeEachDialect('a full snapshot marks what left it deleted', (dialect) => {
     }
   }, 120_000);
 
+  it('the deletion of a record never posted to the destination sends nothing', async ({ task }) => {
+    const t = await openCatalogue(dialect, task.name);
+    try {
+      const never = GONE_ON_02[0]!;
+      // Its create is refused (400: terminal), so the API never holds it.
+      t.world.sandbox.addFaults([{ kind: 'status', status: 400, reference: never }]);
+      expect((await runCli(RUN('2010-12-01'), t.env)).code).toBe(3);
+      const second = await runCli(RUN('2010-12-02'), t.env);
+      expect(second.code, second.stderr).toBe(0);
+      expect(summaryOf(second).counts.post['sandbox-accounting']).toMatchObject({ deleted: 14, unsent: 1 });
+      expect(t.deletes().map((r) => r.reference)).not.toContain(never);
+      expect(t.deletes()).toHaveLength(14);
+      // The failed create is superseded by the deletion: it is never sent again.
+      expect(await t.world.db.knex('post_ledger').where({ source_reference: never }).orderBy('id').select('row_hash', 'status')).toEqual([
+        { row_hash: expect.stringMatching(/^[0-9a-f]{64}$/), status: 'superseded' },
+        { row_hash: 'deleted', status: 'posted' },
+      ]);
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
+
   it('a product that comes back is live again, counts as a change, and is created again at the API', async ({ task }) => {
     const t = await openCatalogue(dialect, task.name);
     try {
