@@ -132,10 +132,10 @@ export async function runStages(
 /**
  * What the upsert of a pipeline that deletes records marks (see `markDeletions`): nothing for a
  * run key older than one that wrote the target (a backfill never deletes what newer exports
- * hold, nor brings back what they deleted), no
- * absences when the read quarantined rows (their records are in the source, not deleted), and
- * else what the staged read lacks, once the delete guard lets it (`deletionsHeld`). A dry run
- * records what the guard says in its counts instead of stopping.
+ * hold, nor brings back what they deleted); no absences when the read quarantined rows (their
+ * records are in the source, not deleted); else the tombstones and what the staged read lacks,
+ * once the delete guard lets it (`deletionsHeld`). A dry run records what the guard says in its
+ * counts instead of stopping.
  * @throws DeletionsHeldError (exit 3) when the guard stops the run, before anything is written.
  */
 async function decideDeletions(

@@ -153,7 +153,7 @@ describeEachDialect('idem run as a process', (dialect) => {
       const unmigrated = { ...env, DATABASE_URL: empty.url };
       const result = await runCli(['run', 'online-retail-invoices', '--date', '2010-12-01'], unmigrated);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/the database is not migrated \(7 pending: .*\); run `idem migrate` first/);
+      expect(result.stderr).toMatch(/the database is not migrated \(9 pending: .*\); run `idem migrate` first/);
       expect((await runCli(['migrate'], unmigrated)).code).toBe(0);
       const again = await runCli(['migrate'], unmigrated);
       expect(again.code).toBe(0);
