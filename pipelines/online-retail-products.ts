@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { column, definePipeline, httpJsonSource, type PipelineRecord, type SourceRow } from 'idem';
+import { column, definePipeline, httpJsonSource } from 'idem';
 
 /** One product of the shop's catalogue API, validated. Prices are decimal strings in GBP, never floats. */
 const Product = z.object({
@@ -10,14 +10,9 @@ const Product = z.object({
   unit_price: z.string().regex(/^\d{1,7}(\.\d{1,3})?$/, 'expected a decimal number ≥ 0 with at most 3 decimals'),
   // When the product last changed at the API: what the incremental read goes by.
   updated_at: z.iso.datetime({ offset: true }),
+  // A product withdrawn from the catalogue stays in the API as `archived`: a tombstone.
+  status: z.string().optional(),
 });
-type Product = z.output<typeof Product>;
-
-async function* products(rows: AsyncIterable<SourceRow<Product>>): AsyncGenerator<PipelineRecord> {
-  for await (const { line, value } of rows) {
-    yield { sourceReference: value.stock_code, line, values: { description: value.description, unit_price: value.unit_price } };
-  }
-}
 
 /**
  * The second example pipeline: the shop's product catalogue from its JSON API (the project's
@@ -28,7 +23,9 @@ async function* products(rows: AsyncIterable<SourceRow<Product>>): AsyncGenerato
  * whole catalogue.
  * A bad product is quarantined and the rest load: products are independent of each other, and
  * the bad one keeps its last good row until the API serves it fixed (a fix is a change, so the
- * next run reads it).
+ * next run reads it). An incremental read cannot see a product that is gone, but the API keeps a
+ * withdrawn product as `status: 'archived'` (a change, so the next run reads it): a tombstone,
+ * and its row is marked deleted (`deleted_at`); served again as active, it is live again.
  * The base URL is deployment configuration: `IDEM_SOURCES='{"online-retail-products":{"url":"http://127.0.0.1:4010"}}'`.
  */
 export const pipeline = definePipeline({
@@ -43,8 +40,9 @@ export const pipeline = definePipeline({
     row: Product,
     invalidRows: 'quarantine',
     incremental: { param: 'updated_since', cursor: (product) => product.updated_at, type: 'instant' },
+    tombstone: (product) => product.status === 'archived',
   }),
-  toRecords: products,
+  key: 'stock_code',
   tables: { staging: 'stg_products', target: 'products' },
   columns: {
     description: column.text(),

@@ -67,6 +67,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .option('--triggered-by <who>', 'recorded in job_runs.triggered_by (default: IDEM_TRIGGERED_BY, else the OS user)')
     .option('--heartbeat-url <url>', 'healthchecks.io-style ping URL (default: IDEM_HEARTBEATS)')
     .option('--workers <n>', 'processes sharing the post stage: this run and N-1 idem work children (see docs/scaling.md)', wholeNumber('--workers', 1, MAX_LOCAL_WORKERS), 1)
+    .option('--allow-deletes <n>', "confirm that a full snapshot marks N records deleted, past the delete guard (N is the count the guard named)", wholeNumber('--allow-deletes', 0))
     .addOption(new Option('--batch-rows <n>', 'rows per staging batch').argParser(wholeNumber('--batch-rows', 1)).hideHelp())
     .action(async (name: string, options) => {
       const { runCommand } = await import('./commands/run-command.ts');

@@ -34,15 +34,23 @@ export interface PostedRow<Values = Readonly<Record<string, unknown>>> {
    * create when it is not.
    */
   readonly remoteReference?: string;
+  /**
+   * The record was deleted at the source (absent from a full snapshot, or a tombstone): the row
+   * goes to the destination's `delete`, with `values` and `version` of the record's last content
+   * and `remoteReference` of its last posted version. @defaultValue false
+   */
+  readonly deleted?: boolean;
 }
 
 /**
  * One HTTP request a destination asks for; `path` is appended to the destination's URL. A create
- * (`POST`) or an update of the record a row's `remoteReference` names (`PUT` or `PATCH`).
+ * (`POST`), an update of the record a row's `remoteReference` names (`PUT` or `PATCH`), or, from
+ * `delete`, a deletion (`DELETE`, or a `PATCH` that voids it).
  */
 export interface DestinationRequest {
-  readonly method: 'POST' | 'PUT' | 'PATCH';
+  readonly method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
+  /** The JSON body; `undefined` sends none (a `DELETE`). */
   readonly body: unknown;
   /**
    * Extra headers for this request. They override idem's own, `idempotency-key` included: a
@@ -109,6 +117,19 @@ export interface DestinationDefinition<Values = Readonly<Record<string, unknown>
    * idempotency key, a look-up of the remote version first, or a mark before sending).
    */
   request(row: PostedRow<Values>): DestinationRequest;
+  /**
+   * The request that deletes a row's remote record at the destination, once its record was
+   * deleted at the source (`row.deleted`; see `SourceDeclaration.snapshot` and `tombstone`), for
+   * example `(row) => ({ method: 'DELETE', path: \`/invoices/${row.remoteReference}\`, body:
+   * undefined })`, or a `PATCH` that voids it. Called only for a record a version of which was
+   * posted here (`row.remoteReference` is set): the deletion of a record never posted sends
+   * nothing. It goes through the post ledger and the strategy as a create does, exactly once;
+   * under `check-before-create` the look-up first asks whether the destination still holds the
+   * record (`lookup.exists`, else `lookup.find` of the last content): a record it no longer holds
+   * is the deletion posted. @defaultValue none: a deleted record is marked in the target only,
+   * and nothing is sent
+   */
+  delete?(row: PostedRow<Values>): DestinationRequest;
   /**
    * The remote record's reference in a create's or an update's response body (stored in the
    * ledger, and handed to the record's next version as `PostedRow.remoteReference`). An update

@@ -15,3 +15,4 @@ export { SourceChangedError } from './source-changed-error.ts';
 export { UnreadableFileError } from './unreadable-file-error.ts';
 export { DiskFullError } from './disk-full-error.ts';
 export { SourceUnavailableError } from './source-unavailable-error.ts';
+export { DeletionsHeldError } from './deletions-held-error.ts';

@@ -14,7 +14,7 @@ export interface JsonRequest {
    * GET and PUT are idempotent, POST is not (RFC 9110 §9.2.2): a POST may only be resent when
    * the destination de-duplicates it, e.g. by an `Idempotency-Key` header.
    */
-  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Absolute URL. */
   readonly url: string;
   /** Extra request headers; names are lower-cased, and they override `accept` / `content-type`. */

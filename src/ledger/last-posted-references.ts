@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/queryable.ts';
 import { LEDGER_TABLE as LEDGER, type LedgerItem } from './ledger-item.ts';
+import { DELETED_VERSION } from '../pipeline/record-deletions.ts';
 
 /** Records looked up per query: the claim batches are at most 500 items. */
 const REFERENCES_PER_QUERY = 500;
@@ -9,8 +10,10 @@ const REFERENCES_PER_QUERY = 500;
  * destination: the newest `posted` ledger row of the same job, destination and record, older
  * than the item, that stored a remote reference (the create's or update's answer, a look-up's
  * find, or `idem review --mark-posted --remote-ref`). `idem prune` keeps the newest posted
- * version of every record, so a pruned ledger still holds it.
- * @returns item id → remote reference; an item whose record was never posted there is absent.
+ * version of every record, so a pruned ledger still holds it. After a posted deletion of the
+ * record (content version `DELETED_VERSION`) there is none: its remote record is gone.
+ * @returns item id → remote reference; an item whose record was never posted there (or whose
+ *   last posted version was its deletion) is absent.
  */
 export async function lastPostedReferences(q: Queryable, items: readonly LedgerItem[]): Promise<Map<number, string>> {
   const references = new Map<number, string>();
@@ -28,18 +31,21 @@ export async function lastPostedReferences(q: Queryable, items: readonly LedgerI
         .where({ job_name: jobName, destination, status: 'posted' })
         .whereIn('source_system', [...new Set(chunk.map((item) => item.sourceSystem))])
         .whereIn('source_reference', chunk.map((item) => item.sourceReference))
-        .whereNotNull('remote_reference')
+        .where((w) => w.whereNotNull('remote_reference').orWhere('row_hash', DELETED_VERSION))
         .orderBy('id')
-        .select('id', 'source_system', 'source_reference', 'remote_reference')) as { id: number | string; source_system: string; source_reference: string; remote_reference: string }[];
-      const byRecord = new Map<string, { id: number; reference: string }[]>();
+        .select('id', 'source_system', 'source_reference', 'row_hash', 'remote_reference')) as {
+        id: number | string; source_system: string; source_reference: string; row_hash: string; remote_reference: string | null;
+      }[];
+      const byRecord = new Map<string, { id: number; reference: string | null; deletion: boolean }[]>();
       for (const row of posted) {
         const record = `${row.source_system}\n${row.source_reference}`;
-        byRecord.set(record, [...(byRecord.get(record) ?? []), { id: Number(row.id), reference: row.remote_reference }]);
+        byRecord.set(record, [...(byRecord.get(record) ?? []), { id: Number(row.id), reference: row.remote_reference, deletion: row.row_hash === DELETED_VERSION }]);
       }
       for (const item of chunk) {
-        // In id order: the last one older than the item is the newest posted before it.
-        const older = (byRecord.get(`${item.sourceSystem}\n${item.sourceReference}`) ?? []).filter((row) => row.id < item.id);
-        if (older.length > 0) references.set(item.id, older.at(-1)!.reference);
+        // In id order: the last one older than the item is the newest posted before it. A posted
+        // deletion leaves no remote record: the record, back in the source, is created again.
+        const newest = (byRecord.get(`${item.sourceSystem}\n${item.sourceReference}`) ?? []).filter((row) => row.id < item.id).at(-1);
+        if (newest && !newest.deletion && newest.reference !== null) references.set(item.id, newest.reference);
       }
     }
   }

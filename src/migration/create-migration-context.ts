@@ -5,6 +5,7 @@ import { rowHashOfJson } from '../pipeline/row-hash.ts';
 import { assertUniqueKey } from './assert-unique-key.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import type { MigrationContext } from './migration-context.ts';
+import { RECORD_DELETION_SPECS } from './pipeline-framework-columns.ts';
 
 /** Business keys and run keys: long enough for any reference, short enough for every unique index. */
 const KEY = column.text({ maxLength: 200 });
@@ -54,6 +55,7 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
         addColumn(t, 'last_changed_run_key', KEY);
         addColumn(t, 'created_at', column.instant());
         addColumn(t, 'updated_at', column.instant());
+        for (const [name, spec] of Object.entries(RECORD_DELETION_SPECS)) addColumn(t, name, spec);
         t.unique(['source_system', 'source_reference'], { indexName: `${target}_key_uq` });
       });
     },

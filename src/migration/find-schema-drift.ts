@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { OPTIONAL_FRAMEWORK_COLUMNS, PIPELINE_FRAMEWORK_COLUMNS } from './pipeline-framework-columns.ts';
+import { deletesRecords, RECORD_DELETION_COLUMNS } from '../pipeline/record-deletions.ts';
+import { OPTIONAL_FRAMEWORK_COLUMNS, PIPELINE_FRAMEWORK_COLUMNS, RECORD_DELETION_SPECS } from './pipeline-framework-columns.ts';
 import type { SchemaDifference } from './schema-difference.ts';
 
 /**
@@ -30,7 +31,7 @@ export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition
       continue;
     }
     const liveByName = new Map(live.map((column) => [column.name, column]));
-    const framework: readonly string[] = PIPELINE_FRAMEWORK_COLUMNS[role];
+    const framework: readonly string[] = role === 'target' ? [...PIPELINE_FRAMEWORK_COLUMNS.target, ...RECORD_DELETION_COLUMNS] : PIPELINE_FRAMEWORK_COLUMNS[role];
     for (const [name, declared] of Object.entries(columns)) {
       const expectedType = { type: db.adapter.columnTypeName(name, declared), nullable: declared.nullable };
       const found = liveByName.get(name);
@@ -43,8 +44,15 @@ export async function findSchemaDrift(db: Database, pipeline: PipelineDefinition
       if (framework.includes(column.name) || column.name in columns) continue;
       differences.push({ ...base, kind: 'extra-column', column: column.name, live: { type: column.type, nullable: column.nullable } });
     }
-    for (const name of framework) {
+    for (const name of PIPELINE_FRAMEWORK_COLUMNS[role]) {
       if (!liveByName.has(name) && !OPTIONAL_FRAMEWORK_COLUMNS.includes(name)) differences.push({ ...base, kind: 'missing-column', column: name });
+    }
+    // A target created before idem marked deletions lacks their columns: a pipeline that deletes
+    // needs them, added like declared columns (nullable) by `idem migrate --make`.
+    if (role === 'target' && deletesRecords(pipeline)) {
+      for (const [name, declared] of Object.entries(RECORD_DELETION_SPECS)) {
+        if (!liveByName.has(name)) differences.push({ ...base, kind: 'missing-column', column: name, declared, expectedType: { type: db.adapter.columnTypeName(name, declared), nullable: true } });
+      }
     }
   }
   return differences;

@@ -1,3 +1,6 @@
+import { column, type ColumnSpec } from '../column/column-type.ts';
+import { RECORD_DELETION_COLUMNS } from '../pipeline/record-deletions.ts';
+
 /**
  * The columns `createPipelineTables` gives every pipeline's tables besides the business columns
  * (see `MigrationContext.createPipelineTables`). Schema drift compares only the business
@@ -17,3 +20,13 @@ export const PIPELINE_FRAMEWORK_COLUMNS = {
  * never reads; a table adopted by `MigrationContext.adoptTable` keeps whatever primary key it had.
  */
 export const OPTIONAL_FRAMEWORK_COLUMNS: readonly string[] = ['id'];
+
+/**
+ * The specs of a target's `RECORD_DELETION_COLUMNS`, as `createPipelineTables` creates them on
+ * every target and `idem migrate --make` adds them to an older target of a pipeline that deletes
+ * records. Schema drift accepts them on any target, and asks for them where the pipeline deletes.
+ */
+export const RECORD_DELETION_SPECS: Readonly<Record<(typeof RECORD_DELETION_COLUMNS)[number], ColumnSpec>> = {
+  deleted_at: column.instant({ nullable: true }),
+  deleted_in_run_key: column.text({ maxLength: 200, nullable: true }),
+};

@@ -15,6 +15,7 @@
  * |                |      | unexpected error; a plain rerun resumes                                  |
  * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting    |
  * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
+ * |                |      | (or the delete guard held a snapshot, or a completed date's file changed) |
  * | `duplicates`   | 3    | a person must act: rows of a table share a key (`idem duplicates`, or    |
  * |                |      | `idem migrate --make` adopting an existing table)                        |
  * | `disk-full`    | 3    | a person must act: the database's disk, or the temporary directory of a  |

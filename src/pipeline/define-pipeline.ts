@@ -8,6 +8,7 @@ import type { ColumnSpecs } from '../column/column-type.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 import type { PipelineRecord } from './pipeline-record.ts';
 import { compositeSourceReference } from './composite-source-reference.ts';
+import { RECORD_DELETION_COLUMNS } from './record-deletions.ts';
 import { PipelineDefinitionError } from './pipeline-definition-error.ts';
 import { pipelineDefinitionProblems } from './pipeline-definition-schema.ts';
 import type { DerivedTableDefinition } from './derived-table-definition.ts';
@@ -27,7 +28,7 @@ function isIanaZone(zone: string): boolean {
 const PIPELINE_NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const RESERVED_COLUMNS = new Set([
   'id', 'seq', 'run_key', 'source_system', 'source_reference', 'source_line', 'row_hash',
-  'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at',
+  'first_run_key', 'last_changed_run_key', 'created_at', 'updated_at', ...RECORD_DELETION_COLUMNS,
 ]);
 
 /** Marks an object made by {@link definePipeline}; not enumerable, so a spread copy is unmarked. */
@@ -81,7 +82,7 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     ...definition,
     source: keys === undefined || problems.length > 0 ? definition.source : withDerivedRow(definition.source, keys, definition),
     // Left undefined without a key, for the schema to name.
-    toRecords: (definition.toRecords ?? (keys === undefined ? undefined : recordPerRow(keys, Object.keys(definition.columns ?? {}))))!,
+    toRecords: (definition.toRecords ?? (keys === undefined ? undefined : recordPerRow(keys, Object.keys(definition.columns ?? {}), definition.source?.tombstone as ((row: unknown) => boolean) | undefined)))!,
     destinations: definition.destinations ?? [],
     derived: (definition.derived ?? []).map((derived) => ({ scope: 'business_date', ...derived })),
     children: definition.children ?? [],
@@ -111,6 +112,12 @@ export function definePipeline<Row, Columns extends ColumnSpecs = ColumnSpecs>(
     }
   }
   const { source } = filled;
+  if (source.snapshot === undefined) {
+    for (const option of ['snapshotScope', 'maxDeleteShare'] as const) check(source[option] === undefined, `source.${option}`, "is an option of snapshot: 'full'", source[option]);
+  } else {
+    check(source.snapshotScope === undefined || names.includes(source.snapshotScope), 'source.snapshotScope', 'must name a declared column', source.snapshotScope);
+    check(sourceKindOf(source).incremental?.(source) === undefined, 'source.snapshot', 'cannot be full for an incremental source (a read of changes sees no absence: declare a tombstone)', source.snapshot);
+  }
   for (const problem of sourceKindOf(source).problems?.(source) ?? []) problems.push(`pipeline ${problem}`);
   const destinations = filled.destinations;
   for (const [i, destination] of destinations.entries()) {
@@ -140,15 +147,19 @@ function withDerivedRow<Row>(source: PipelineDefinition<Row>['source'], keys: re
   return kind.withDerivedRow(source, { row, fields: [...keys, ...Object.keys(definition.columns).map((name) => fields[name] ?? name)] });
 }
 
-/** The default `toRecords` of a pipeline with a key: each row is the record of its key (one field's text, or several as `compositeSourceReference`), with the columns' fields as values. */
-function recordPerRow(keys: readonly string[], columns: readonly string[]): PipelineDefinition['toRecords'] {
+/**
+ * The default `toRecords` of a pipeline with a key: each row is the record of its key (one
+ * field's text, or several as `compositeSourceReference`), with the columns' fields as values, and
+ * `deleted` where the source's `tombstone` says so.
+ */
+function recordPerRow(keys: readonly string[], columns: readonly string[], tombstone: ((row: unknown) => boolean) | undefined): PipelineDefinition['toRecords'] {
   const [single] = keys;
   const referenceOf = keys.length === 1 ? (value: Record<string, unknown>) => String(value[single!]) : (value: Record<string, unknown>) => compositeSourceReference(keys.map((field) => String(value[field])));
   return async function* (rows: AsyncIterable<SourceRow<Record<string, unknown>>>): AsyncGenerator<PipelineRecord> {
     for await (const { line, value } of rows) {
       const values: Record<string, unknown> = {};
       for (const name of columns) values[name] = value[name];
-      yield { sourceReference: referenceOf(value), line, values };
+      yield { sourceReference: referenceOf(value), line, values, ...(tombstone?.(value) ? { deleted: true } : {}) };
     }
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { POST_STRATEGIES } from '../destination/post-strategy.ts';
-import { countOption, functionOption, invalidRowsOption, rowSchemaOption } from '../source/source-option-schemas.ts';
+import { countOption, deletionOptions, functionOption, invalidRowsOption, rowSchemaOption } from '../source/source-option-schemas.ts';
 import { isSourceKind, SOURCE_KINDS } from '../source/source-kinds.ts';
 
 const fn = functionOption;
@@ -31,12 +31,14 @@ const OwnKindSourceSchema = z.looseObject({
   kind: z.custom((value) => isSourceKind(value), { message: 'must name a built-in source kind or be a SourceKind object (name, fieldForm, rereadable, withDerivedRow, locate, checkLocation, read)' }),
   row: rowSchemaOption,
   invalidRows: invalidRowsOption,
+  ...deletionOptions,
 });
 
 const DestinationSchema = z.strictObject({
   name: z.string(),
   strategy: z.enum(POST_STRATEGIES as [string, ...string[]]),
   request: fn('a function of the posted row'),
+  delete: fn('a function of the deleted row').optional(),
   remoteReference: fn('a function of the response body'),
   lookup: z
     .strictObject({ path: fn('a function of the posted row'), find: fn('a function (body, row)'), exists: fn('a function (body, row)').optional() })

@@ -9,4 +9,10 @@ export interface PipelineRecord {
   readonly values: Readonly<Record<string, unknown>>;
   /** The first source line the record came from (1-based), for error messages. */
   readonly line?: number;
+  /**
+   * The source says this record was deleted (a tombstone): it is marked deleted in the target and
+   * its deletion posted, as a record a full snapshot lacks (see `SourceDeclaration.tombstone`).
+   * Its `values` are staged but never written to the target. @defaultValue false
+   */
+  readonly deleted?: boolean;
 }

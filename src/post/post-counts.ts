@@ -7,7 +7,7 @@ export interface PostCounts {
    * not a send: an item whose look-up found it is `found`, not `sent`.
    */
   readonly sent: number;
-  /** Items now `posted`: `created` + `updated` + `found`. */
+  /** Items now `posted`: `created` + `updated` + `found` + `deleted` + `unsent`. */
   readonly posted: number;
   /** Posted by a create (`POST`) that was answered. */
   readonly created: number;
@@ -18,6 +18,10 @@ export interface PostCounts {
    * already at the destination, for example a create an earlier attempt or run sent.
    */
   readonly found: number;
+  /** Posted by a deletion's request (`DestinationDefinition.delete`) that was answered. */
+  readonly deleted: number;
+  /** Deletions of records never posted to the destination: posted with nothing sent. */
+  readonly unsent: number;
   readonly failed: number;
   readonly review: number;
   readonly superseded: number;
@@ -38,6 +42,8 @@ export function addPostCounts(a: PostCounts, b: PostCounts): PostCounts {
     created: a.created + b.created,
     updated: a.updated + b.updated,
     found: a.found + b.found,
+    deleted: (a.deleted ?? 0) + (b.deleted ?? 0),
+    unsent: (a.unsent ?? 0) + (b.unsent ?? 0),
     failed: a.failed + b.failed,
     review: a.review + b.review,
     superseded: a.superseded + b.superseded,

@@ -24,9 +24,11 @@ export interface PostItemOutcome {
   readonly error?: string;
   /**
    * How a `posted` item got there: its create (`POST`) or its update (`PUT`, `PATCH`) was
-   * answered, or the strategy's look-up found the record already there, with nothing more sent.
+   * answered, or the strategy's look-up found the record already there, with nothing more sent;
+   * a deletion's request was answered (`deleted`), or the record it deletes was never posted
+   * there, and nothing was sent (`unsent`).
    */
-  readonly postedBy?: 'created' | 'updated' | 'found';
+  readonly postedBy?: 'created' | 'updated' | 'found' | 'deleted' | 'unsent';
   /**
    * Failed, and a create it sent may still be applied by the destination (see
    * `LedgerChange.requestMayLand`; under check-before-create).
@@ -89,8 +91,10 @@ function rightToSendLost(error: unknown): ClaimLostError | LockLostError | undef
 export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemContext): Promise<PostItemOutcome> {
   const { destination, agent } = ctx;
   const { definition } = destination;
+  // A deletion of a record never posted here has nothing to delete.
+  if (row.deleted && (row.remoteReference === undefined || definition.delete === undefined)) return { status: 'posted', attempts: 0, postedBy: 'unsent' };
   const strategy = destination.strategy.startItem({ idempotencyKey: item.idempotencyKey, definition, settleDelayMs: destination.settleDelayMs });
-  const request = definition.request(row);
+  const request = row.deleted ? definition.delete!(row) : definition.request(row);
   const headers = { ...destination.headers, ...strategy.headers, ...request.headers };
   let attempts = 0;
   let found = false;
@@ -100,7 +104,10 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     lookUp: async () => {
       const lookup = definition.lookup!;
       const response = await requestJson(agent, { method: 'GET', url: joinUrl(destination.url, lookup.path(row)), headers: destination.headers });
-      return lookup.find(response.body, row);
+      if (!row.deleted) return lookup.find(response.body, row);
+      // A deletion is applied once the destination no longer holds the record.
+      const held = lookup.exists ? lookup.exists(response.body, row) : lookup.find(response.body, row) !== undefined;
+      return held ? undefined : row.remoteReference;
     },
     markSending: ctx.markSending,
     sleep: ctx.sleep ?? delay,
@@ -119,7 +126,8 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     }
     try {
       const response = await requestJson(agent, { method: request.method, url: joinUrl(destination.url, request.path), headers, body: request.body });
-      return definition.remoteReference(response.body, row);
+      // A deletion's answer may have no body: the record keeps the reference it was posted under.
+      return row.deleted ? row.remoteReference! : definition.remoteReference(response.body, row);
     } catch (error) {
       strategy.sendFailed({ error, mayHaveApplied: requestMayHaveApplied(definition, error) });
       throw error;
@@ -134,7 +142,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       ...(ctx.sleep ? { sleep: ctx.sleep } : {}),
       ...(ctx.stop ? { signal: ctx.stop } : {}),
     });
-    return { status: 'posted', attempts, remoteReference, postedBy: found ? 'found' : request.method === 'POST' ? 'created' : 'updated' };
+    return { status: 'posted', attempts, remoteReference, postedBy: found ? 'found' : row.deleted ? 'deleted' : request.method === 'POST' ? 'created' : 'updated' };
   } catch (error) {
     // sendWithRetry wraps whatever an attempt throws; a lost right to send is not an HTTP failure.
     const lost = rightToSendLost(error);

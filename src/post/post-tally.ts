@@ -9,7 +9,7 @@ type Tally = { -readonly [K in Exclude<keyof PostCounts, 'destination' | 'strate
  * how it ended.
  */
 export class PostTally {
-  readonly #counts: Tally = { sent: 0, posted: 0, created: 0, updated: 0, found: 0, failed: 0, review: 0, superseded: 0, lost: 0, attempts: 0 };
+  readonly #counts: Tally = { sent: 0, posted: 0, created: 0, updated: 0, found: 0, deleted: 0, unsent: 0, failed: 0, review: 0, superseded: 0, lost: 0, attempts: 0 };
   #finished = 0;
 
   /** An item's first create or update request is going out (a look-up is no send). */

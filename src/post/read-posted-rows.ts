@@ -6,6 +6,7 @@ import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
 import { RawJson } from '../http/raw-json.ts';
 import { postedValues } from './posted-values.ts';
+import { DELETED_VERSION, deletesRecords } from '../pipeline/record-deletions.ts';
 
 /** A target row as the driver returned it: column name → driver value. */
 export type TargetRow = Readonly<Record<string, unknown>>;
@@ -15,21 +16,26 @@ export type TargetRow = Readonly<Record<string, unknown>>;
  * into a {@link PostedRow} with {@link toPostedRow} when it is sent: a claimed batch waits while
  * it is sent, and driver values, a JSON column's text above all, hold far less memory than the
  * canonical values). An item whose record has changed again since it was enqueued is absent (its
- * version is superseded).
+ * version is superseded), and so is a deletion whose record is back.
  */
 export async function readTargetRows(q: Queryable, pipeline: PipelineDefinition, items: readonly LedgerItem[]): Promise<Map<number, TargetRow>> {
   const rows = new Map<number, TargetRow>();
   if (items.length === 0) return rows;
+  const deletes = deletesRecords(pipeline);
   const found = (await q.knex(pipeline.tables.target)
-    .select('source_system', 'source_reference', 'row_hash', ...Object.keys(pipeline.columns))
+    .select('source_system', 'source_reference', 'row_hash', ...(deletes ? ['deleted_at'] : []), ...Object.keys(pipeline.columns))
     // The key columns let the target's unique (source_system, source_reference) index serve it.
     .whereIn('source_system', [...new Set(items.map((i) => i.sourceSystem))])
-    .whereIn('source_reference', items.map((i) => i.sourceReference))
-    .whereIn('row_hash', items.map((i) => i.version))) as Record<string, unknown>[];
-  const byVersion = new Map(found.map((row) => [`${row.source_system}\n${row.source_reference}\n${row.row_hash}`, row]));
+    .whereIn('source_reference', items.map((i) => i.sourceReference))) as Record<string, unknown>[];
+  const byKey = new Map(found.map((row) => [`${row.source_system}\n${row.source_reference}`, row]));
   for (const item of items) {
-    const row = byVersion.get(`${item.sourceSystem}\n${item.sourceReference}\n${item.version}`);
-    if (row) rows.set(item.id, row);
+    const row = byKey.get(`${item.sourceSystem}\n${item.sourceReference}`);
+    if (!row) continue;
+    // A deletion posts a record still deleted (one back since has a newer version); any other
+    // item the content version it was enqueued for, of a record not deleted since.
+    const deleted = row.deleted_at !== null && row.deleted_at !== undefined;
+    const current = item.version === DELETED_VERSION ? deleted : row.row_hash === item.version && !deleted;
+    if (current) rows.set(item.id, row);
   }
   return rows;
 }
@@ -51,13 +57,16 @@ export function toPostedRow<Columns extends ColumnSpecs>(q: Queryable, pipeline:
     const text = q.adapter.fromDriverJsonText(row[name]);
     values[name] = rawJson[name] = text === null ? null : new RawJson(text);
   }
+  const deleted = item.version === DELETED_VERSION;
   return {
     sourceSystem: item.sourceSystem,
     sourceReference: item.sourceReference,
-    version: item.version,
+    // A deletion's row holds the record's last content, and that content's version.
+    version: deleted ? String(row.row_hash) : item.version,
     values: postedValues(values),
     rawJson,
     ...(remoteReference === undefined ? {} : { remoteReference }),
+    ...(deleted ? { deleted } : {}),
   };
 }
 

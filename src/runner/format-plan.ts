@@ -8,6 +8,8 @@ export function formatPlan(plan: RunPlan): string {
     line('insert', plan.target.insert),
     line('update', plan.target.update),
     line('leave', plan.target.leave),
+    ...(plan.target.delete ? [line('delete', plan.target.delete)] : []),
+    ...(plan.target.held ? [`  held: ${plan.target.held}`] : []),
     ...plan.destinations.flatMap((d) => [`requests to ${d.destination} (${d.strategy})`, line('send', d.requests)]),
     ...plan.derived.flatMap((d) => [
       `derived table ${d.table} (${d.scopes.length === 1 ? d.scopes[0] : `${d.scopes.length} dates`})`,

@@ -22,9 +22,9 @@ async function part(query: () => Promise<{ source_reference: string }[]>, count:
 async function describePlan(db: Database, pipeline: PipelineDefinition, runKey: string, nowIso: string, counts: RunCounts, strategies: Record<string, string>): Promise<RunPlan> {
   const now = db.adapter.toDriverValue(column.instant(), nowIso);
   const target = () => db.knex(pipeline.tables.target).select('source_reference').orderBy('source_reference').limit(KEYS_SHOWN);
-  const upsert = counts.upsert as { inserted: number; updated: number; unchanged: number };
+  const upsert = counts.upsert as { inserted: number; updated: number; unchanged: number; deletions?: unknown };
   // The real upsert ran inside this transaction and stamped what it wrote with the run's instant.
-  const plan: RunPlan = {
+  let plan: RunPlan = {
     target: {
       table: pipeline.tables.target,
       insert: await part(() => target().where({ created_at: now }), upsert.inserted),
@@ -38,6 +38,12 @@ async function describePlan(db: Database, pipeline: PipelineDefinition, runKey: 
     derived: Object.entries((counts.upsert as { derived?: Record<string, DerivedCounts> }).derived ?? {}).map(([table, rebuilt]) => (
       { table, scopes: rebuilt.scopes, delete: rebuilt.deleted, insert: rebuilt.inserted, identical: rebuilt.identical ?? 0 })),
   };
+  const deletions = upsert.deletions as { deleted: number; tombstoned: number } | undefined;
+  if (deletions) {
+    const held = (counts.deletions as { held?: string } | undefined)?.held;
+    const marked = () => target().where({ deleted_in_run_key: runKey, deleted_at: now });
+    plan = { ...plan, target: { ...plan.target, delete: await part(marked, deletions.deleted + deletions.tombstoned), ...(held ? { held } : {}) } };
+  }
   const destinations = [];
   for (const destination of pipeline.destinations) {
     const pending = () => postableItemsQuery(db, { jobName: pipeline.name, runKey, destination: destination.name });

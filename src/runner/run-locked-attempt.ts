@@ -10,6 +10,8 @@ import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
 import { startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
+import { recordSourceFileIdentity, sourceFileIdentity } from '../runs/source-file-identity.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunHooks } from './run-hooks.ts';
@@ -57,7 +59,7 @@ export async function runLockedAttempt(
   let stopHeartbeat = (): void => undefined;
   let attempt: JobRunAttempt | undefined;
   try {
-    const noop = await noopIfCompleted(db, request);
+    const noop = await noopIfCompleted(db, request, () => sourceLocation);
     if (noop) return noop;
     if (request.dryRun) {
       const { planRun } = await import('./plan-run.ts');
@@ -77,6 +79,11 @@ export async function runLockedAttempt(
       );
     }
     stopHeartbeat = keepJobRunAlive(db, attempt, config.heartbeatMs, now, report.log);
+    // A date's file may be re-exported under the same date: its identity tells a rerun so.
+    if (runKey.kind === 'date' && sourceKindOf(pipeline.source).readsFiles) {
+      const identity = await sourceFileIdentity(sourceLocation);
+      if (identity) await recordSourceFileIdentity(db, attempt, identity);
+    }
 
     const { runStages } = await import('./run-stages.ts');
     await runStages(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, now });

@@ -29,7 +29,7 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
   // Before anything is written, a completed run key's no-op included: a pipeline whose columns
   // differ from its tables would write false updates (or fail half-way on a missing table).
   await assertNoSchemaDrift(db, pipeline);
-  const noop = await noopIfCompleted(db, request);
+  const noop = await noopIfCompleted(db, request, () => request.sourceLocation ?? resolveSourceLocation(config, pipeline, runKey));
   if (noop) return noop;
   if (!request.dryRun) {
     for (const destination of pipeline.destinations) {

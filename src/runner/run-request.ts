@@ -26,6 +26,11 @@ export interface RunRequest {
   readonly sourceLocation?: string;
   /** Plan only: the real stages in a rolled-back transaction, nothing written or sent. @defaultValue false */
   readonly dryRun?: boolean;
+  /**
+   * Confirms that a full snapshot marks this many records deleted, past the delete guard (see
+   * `deletionsHeld`); it must be exactly the count the guard named. @defaultValue none
+   */
+  readonly allowDeletes?: number;
   /** healthchecks.io-style ping URL (`--heartbeat-url`, or `IDEM_HEARTBEATS`). @defaultValue none */
   readonly heartbeatUrl?: string;
 }

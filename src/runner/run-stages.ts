@@ -15,6 +15,9 @@ import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
 import { stageRecords } from '../stage/stage-records.ts';
 import { upsertStaged } from '../upsert/upsert-staged.ts';
 import { DerivedScopes } from './derived-scopes.ts';
+import { countDeletions, newerRunKeyInTarget } from '../upsert/record-deletions-sql.ts';
+import { deletesRecords } from '../pipeline/record-deletions.ts';
+import { deletionsHeld } from './delete-guard.ts';
 import type { FailpointName } from './failpoints.ts';
 import type { RunContext } from './run-context.ts';
 import type { RunRequest } from './run-request.ts';
@@ -124,15 +127,56 @@ export async function runStages(
   await boundary('after-stage');
 
   started = performance.now();
+  const deletions = deletesRecords(pipeline) ? await decideDeletions(db, request, { quarantined: quarantine.count, log, counts }) : undefined;
   await lock.assertHeld();
   // A stop that comes during the upsert lets its transaction commit (its work is done by then)
   // and ends the attempt at the next boundary; the end of the stop's grace rolls it back.
   const beforeCommit = (): Promise<void> => ctx.failpoints?.hit('mid-upsert', log) ?? Promise.resolve();
-  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), scopes: scopes.byTable(), countIdentical: run.dryRun === true, beforeCommit });
+  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), scopes: scopes.byTable(), countIdentical: run.dryRun === true, ...(deletions ? { deletions } : {}), beforeCommit });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
-  log.info({ stage: 'upsert', ...counts.upsert }, `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged`);
+  const deleted = upserted.deletions;
+  log.info(
+    { stage: 'upsert', ...counts.upsert },
+    `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged` +
+      (deleted ? `, ${deleted.deleted + deleted.tombstoned} marked deleted, ${deleted.undeleted} back from deleted` : ''),
+  );
   // A plain DELETE (milliseconds, where PostgreSQL's TRUNCATE takes 5–20): any dead rows it
   // leaves go with the next run's `emptyStaging`.
   if (!run.keepStaging) await db.knex(pipeline.tables.staging).delete();
   await boundary('after-upsert');
+}
+
+/**
+ * What the upsert of a pipeline that deletes records marks (see `markDeletions`): nothing for a
+ * run key older than one that wrote the target (a backfill never deletes what newer exports
+ * hold, nor brings back what they deleted); no absences when the read quarantined rows (their
+ * records are in the source, not deleted); else the tombstones and what the staged read lacks,
+ * once the delete guard lets it (`deletionsHeld`). A dry run records what the guard says in its
+ * counts instead of stopping.
+ * @throws DeletionsHeldError (exit 3) when the guard stops the run, before anything is written.
+ */
+async function decideDeletions(
+  db: RunContext['db'],
+  request: RunRequest,
+  run: { quarantined: number; log: Logger; counts: RunCounts },
+): Promise<{ marks: boolean; snapshot: boolean }> {
+  const { pipeline, runKey } = request;
+  const { log, counts } = run;
+  const newer = await newerRunKeyInTarget(db, pipeline, runKey);
+  if (newer !== undefined) {
+    counts.deletions = { marked: false, newerRunKey: newer };
+    log.info({ stage: 'upsert', newerRunKey: newer }, `${runKey.value} is not the newest run key (${newer} is): no record is marked deleted or back`);
+    return { marks: false, snapshot: false };
+  }
+  let snapshot = pipeline.source.snapshot === 'full';
+  if (snapshot && run.quarantined > 0) {
+    snapshot = false;
+    log.warn({ stage: 'upsert', quarantined: run.quarantined }, `${run.quarantined} row(s) quarantined: the read is no full snapshot, so no record is marked deleted for its absence`);
+  }
+  const counted = await countDeletions(db, pipeline, snapshot);
+  const absent = counted.scopes.reduce((sum, scope) => sum + scope.absent, 0);
+  const held = snapshot ? deletionsHeld(pipeline, counted, request.allowDeletes) : undefined;
+  counts.deletions = { marked: true, snapshot, absent, tombstoned: counted.tombstoned, ...(held ? { held: held.message } : {}) };
+  if (held && !request.dryRun) throw held;
+  return { marks: true, snapshot };
 }

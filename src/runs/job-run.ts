@@ -1,3 +1,4 @@
+import { IdemError } from '../errors/idem-error.ts';
 import { StoppedError } from '../errors/stopped-error.ts';
 
 /**
@@ -9,9 +10,14 @@ import { StoppedError } from '../errors/stopped-error.ts';
  */
 export type JobRunStatus = 'started' | 'completed' | 'needs_review' | 'failed' | 'stopped';
 
-/** The status that records an attempt ended by `error`: `stopped` for a `StoppedError`, else `failed`. */
-export function endingStatusOf(error: Error): Extract<JobRunStatus, 'failed' | 'stopped'> {
-  return error instanceof StoppedError ? 'stopped' : 'failed';
+/**
+ * The status that records an attempt ended by `error`: `stopped` for a `StoppedError`,
+ * `needs_review` for an error that asks a person to act (the delete guard's), so `job_runs` tells
+ * what the exit code (3) tells; else `failed`.
+ */
+export function endingStatusOf(error: Error): Extract<JobRunStatus, 'failed' | 'stopped' | 'needs_review'> {
+  if (error instanceof StoppedError) return 'stopped';
+  return error instanceof IdemError && error.outcome === 'needs-review' ? 'needs_review' : 'failed';
 }
 
 /** One `job_runs` row, as idem reads it. Instants are ISO UTC strings. */

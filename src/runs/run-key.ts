@@ -73,8 +73,8 @@ export async function fileRunKey(file: string): Promise<RunKey> {
   return { kind: 'file', value: `file:${path.basename(absolute)}@sha256:${sha256.slice(0, 16)}`, file: absolute, sha256 };
 }
 
-/** SHA-256 of a file's bytes, in hex. @throws UnreadableFileError when this process may not read it. */
-async function sha256File(file: string): Promise<string> {
+/** SHA-256 of a file's bytes, in hex (`fileRunKey`, and a date run's file identity). @throws UnreadableFileError when this process may not read it. */
+export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
   const handle = await open(file).catch((error: unknown) => {

@@ -1,5 +1,8 @@
-/** The API routes a scripted fault can hit; `PUT /invoices/:id` stands for PATCH as well (an update). */
-export type SandboxFaultRoute = 'POST /invoices' | 'PUT /invoices/:id' | 'GET /products';
+/**
+ * The API routes a scripted fault can hit; `PUT /invoices/:id` stands for PATCH as well (an
+ * update), and each `/invoices` route for its `/items` twin.
+ */
+export type SandboxFaultRoute = 'POST /invoices' | 'PUT /invoices/:id' | 'DELETE /invoices/:id' | 'GET /products';
 
 /** Narrows which API requests consume a fault, and how many. */
 export interface SandboxFaultScope {

@@ -50,12 +50,14 @@ let bundledProducts: SandboxProduct[] | undefined;
  *
  * API routes: `POST /invoices` (201 `{ id, created_at, updated_at, revision: 1, ...body }`; 400
  * `{ error: "validation_failed", details }` without a string `reference` or a `type` of
- * "invoice" | "credit_note"), `PUT /invoices/:id` (replace the record's body, validated as a
+ * "invoice" | "credit_note" | "item"), `PUT /invoices/:id` (replace the record's body, validated as a
  * create's, its `reference` the record's) and `PATCH /invoices/:id` (merge the given fields): 200
  * the record with `revision` one more and a new `updated_at`, 404 for an unknown id; both under
  * idempotency keys as a POST is,
  * `GET /invoices?reference=R` (`{ data: [...] }`), `GET /invoices/:id` (record or 404),
- * `DELETE /invoices/:id` (void a record, as an operator at the destination might), and
+ * `DELETE /invoices/:id` (the record is gone: 200 `{ id, deleted: true }`, 404 for an unknown id;
+ * under idempotency keys too, a repeat replaying the first answer), each with an `/items` twin
+ * over the same records (a shop's catalogue items, `type: "item"`), and
  * `GET /products`, a product catalogue paged by cursor, page number or `Link` header, sorted by
  * code or by `updated_at`, and filtered by `updated_since` (see `pageSandboxProducts`).
  * `Idempotency-Key` follows https://docs.stripe.com/api/idempotent_requests: the first response is
@@ -70,7 +72,7 @@ let bundledProducts: SandboxProduct[] | undefined;
  * catalogue with a JSON array of products; 200 `{ products: n }`), `PATCH /_admin/products/:code`
  * (merge a JSON object into one product; 200 the product, 404 for an unknown code), and
  * `GET /health`. Every body is JSON. Latency, the rate limit and faults (with `route`) apply to
- * updates and `GET /products` as to the other API routes; admin routes are exempt.
+ * updates, deletions and `GET /products` as to the other API routes; admin routes are exempt.
  */
 export async function startSandboxApi(options: SandboxApiOptions = {}): Promise<SandboxApi> {
   const state = new SandboxState(options.products ?? (bundledProducts ??= loadSandboxProducts()));

@@ -1,7 +1,8 @@
 /** A `POST /invoices` or `PUT /invoices/:id` body that passed validation; any other field is stored as given. */
 export interface SandboxInvoiceBody {
   reference: string;
-  type: 'invoice' | 'credit_note';
+  /** `item`: a catalogue item (`POST /items`), kept in the same store. */
+  type: 'invoice' | 'credit_note' | 'item';
   [field: string]: unknown;
 }
 
@@ -23,8 +24,8 @@ export function validateInvoiceBody(
   if (typeof fields.reference !== 'string' || fields.reference === '') {
     details.push({ field: 'reference', message: 'must be a non-empty string' });
   }
-  if (fields.type !== 'invoice' && fields.type !== 'credit_note') {
-    details.push({ field: 'type', message: 'must be "invoice" or "credit_note"' });
+  if (fields.type !== 'invoice' && fields.type !== 'credit_note' && fields.type !== 'item') {
+    details.push({ field: 'type', message: 'must be "invoice", "credit_note" or "item"' });
   }
   return details.length === 0 ? { ok: true, fields: fields as SandboxInvoiceBody } : { ok: false, details };
 }

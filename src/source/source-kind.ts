@@ -32,6 +32,34 @@ export interface SourceDeclaration<Row = unknown> {
    * upserted.
    */
   readonly invalidRows: 'quarantine' | 'fail';
+  /**
+   * `'full'`: each completed read is a full export of its scope, so a record of the scope that
+   * the read does not hold was deleted at the source: it is marked deleted in the target
+   * (`deleted_at`, `deleted_in_run_key`; never removed) and each destination's `delete` request
+   * is posted for it. Refused with `incremental` (a read of changes sees no absence).
+   * @defaultValue none: a record missing from a read stays as it is
+   */
+  readonly snapshot?: 'full';
+  /**
+   * With `snapshot`: the column whose value says which part of the source a read is a full
+   * export of (a store, a country). A read covers the values it holds; the records of other
+   * values are left alone. @defaultValue none: each read covers the whole source system
+   */
+  readonly snapshotScope?: string;
+  /**
+   * With `snapshot`: the share of a scope's live records a read may mark deleted (0..1). A read
+   * that would mark more, or an empty read of a scope that holds records, stops before writing
+   * anything (exit 3) until it is confirmed with `--allow-deletes N`. @defaultValue 0.1
+   */
+  readonly maxDeleteShare?: number;
+  /**
+   * Whether a validated row says its record was deleted at the source (`row.deleted === true`,
+   * `row.status === 'archived'`): a tombstone, marked deleted like a record a snapshot lacks. The
+   * pipeline's default `toRecords` (a pipeline with a `key`) applies it; a pipeline's own
+   * `toRecords` yields `deleted: true` itself, and declares this to say that it may.
+   * @defaultValue none: no row is a tombstone
+   */
+  tombstone?(row: Row): boolean;
 }
 
 /** Deployment settings and hooks for {@link SourceKind.read}. */

@@ -17,3 +17,14 @@ export const rowSchemaOption = z.custom<{ safeParse: unknown }>(
 
 /** What a rejected row does to the run: every kind has this option. */
 export const invalidRowsOption = z.enum(['quarantine', 'fail']);
+
+/**
+ * The options every kind has for records that leave the source (see `SourceDeclaration.snapshot`,
+ * `snapshotScope`, `maxDeleteShare`, `tombstone`): spread into each kind's `options`.
+ */
+export const deletionOptions = {
+  snapshot: z.literal('full', { message: "must be 'full' (each read is a full export of its scope)" }).optional(),
+  snapshotScope: nameOption.optional(),
+  maxDeleteShare: z.number().min(0, { message: 'must be a share from 0 to 1' }).max(1, { message: 'must be a share from 0 to 1' }).optional(),
+  tombstone: functionOption('a function of the validated row').optional(),
+};

@@ -6,6 +6,7 @@ import { PipelineError } from '../errors/pipeline-error.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import type { PipelineRecord } from '../pipeline/pipeline-record.ts';
 import { rowHashOfJson } from '../pipeline/row-hash.ts';
+import { DELETED_VERSION, deletesRecords } from '../pipeline/record-deletions.ts';
 import type { QuarantinedRow } from '../source/quarantined-row.ts';
 
 /**
@@ -51,6 +52,9 @@ export interface StageOptions {
  */
 function pipelineMistake(pipeline: PipelineDefinition, declared: ReadonlySet<string>, record: PipelineRecord): PipelineError | undefined {
   const where = `pipeline "${pipeline.name}": toRecords gave record ${JSON.stringify(record.sourceReference)}${record.line === undefined ? '' : ` (line ${record.line})`}`;
+  if (record.deleted === true && !deletesRecords(pipeline)) {
+    return new PipelineError(`${where} deleted: true, and its source declares neither snapshot: 'full' nor a tombstone (a pipeline that deletes records declares one)`);
+  }
   for (const key in record.values) {
     if (!declared.has(key)) {
       return new PipelineError(`${where} a values key "${key}" that is not a declared column; declared columns: ${[...declared].join(', ')}`);
@@ -140,7 +144,7 @@ export async function stageRecords(
       row[2] = pipeline.sourceSystem;
       row[3] = record.sourceReference;
       row[4] = record.line ?? null;
-      row[5] = rowHashOfJson(pipeline.sourceSystem, record.sourceReference, valuesJson);
+      row[5] = record.deleted === true ? DELETED_VERSION : rowHashOfJson(pipeline.sourceSystem, record.sourceReference, valuesJson);
       batch.push(row);
       for (const value of row) chars += typeof value === 'string' ? value.length : 8;
       if (batch.length >= batchRows || chars >= batchChars) {

@@ -30,7 +30,7 @@ describe('idem CLI: usage errors exit 2 with a sentence on stderr', () => {
   it('lists the known pipelines for an unknown one', async () => {
     const result = await runCli(['run', 'no-such-pipeline', '--date', '2010-12-01'], sqlite);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('unknown pipeline "no-such-pipeline"; known pipelines: online-retail-invoices, online-retail-products');
+    expect(result.stderr).toContain('unknown pipeline "no-such-pipeline"; known pipelines: online-retail-invoices, online-retail-products, shop-catalogue');
   });
 
   it('rejects an unknown flag and an unknown command', async () => {

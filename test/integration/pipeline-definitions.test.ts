@@ -73,7 +73,7 @@ describeOneDialect("a pipeline's own mistakes in toRecords: exit 2 naming the co
     await expectRefusedAtLoad(
       'invalid-rows-typo',
       'pipelines/invalid-rows-typo.ts: pipeline source.invalidRows must be one of "quarantine", "fail" (got "quarntine"); ' +
-        'pipeline source has no option "quoteChar"; its options are kind, directory, fileForDate, header, headerMatch, nullValues, row, invalidRows, missing, encoding, emptyFile, lastLineBreak, maxRecordBytes, decimalSeparator, groupSeparator, delimiter',
+        'pipeline source has no option "quoteChar"; its options are kind, directory, fileForDate, header, headerMatch, nullValues, row, invalidRows, snapshot, snapshotScope, maxDeleteShare, tombstone, missing, encoding, emptyFile, lastLineBreak, maxRecordBytes, decimalSeparator, groupSeparator, delimiter',
     );
   });
 
@@ -127,7 +127,7 @@ describe('idem check: every load-time check, one line per problem, nothing run',
       'pipelines/duplicate-keys-typo.ts: pipeline duplicateKeys must be one of "error", "last-wins", "collapse-identical" (got "last_wins")',
       'pipelines/header-typo.ts: pipeline source.header and source.row differ: the row schema reads "city", which the header lacks; header names the row schema does not read: "cty" (header ref,name,cty,qty,amount)',
       'pipelines/invalid-rows-typo.ts: pipeline source.invalidRows must be one of "quarantine", "fail" (got "quarntine")',
-      'pipelines/invalid-rows-typo.ts: pipeline source has no option "quoteChar"; its options are kind, directory, fileForDate, header, headerMatch, nullValues, row, invalidRows, missing, encoding, emptyFile, lastLineBreak, maxRecordBytes, decimalSeparator, groupSeparator, delimiter',
+      'pipelines/invalid-rows-typo.ts: pipeline source has no option "quoteChar"; its options are kind, directory, fileForDate, header, headerMatch, nullValues, row, invalidRows, snapshot, snapshotScope, maxDeleteShare, tombstone, missing, encoding, emptyFile, lastLineBreak, maxRecordBytes, decimalSeparator, groupSeparator, delimiter',
       `pipelines/missing-directory.ts: the source directory ${path.join(projectDir, 'no-such-dir')} does not exist (source.directory "no-such-dir")`,
       "pipelines/plain-object.ts: exports `pipeline` as a plain object, not the result of definePipeline (which checks it): write export const pipeline = definePipeline({ name: 'plain-object', … }) (definePipeline imported from 'idem')",
       'pipelines/unconfigured-urls.ts: the HTTP source has no base URL: set IDEM_SOURCES=\'{"unconfigured-urls":{"url":"https://…"}}\'',

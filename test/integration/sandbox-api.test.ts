@@ -72,7 +72,7 @@ describe('sandbox accounting API', () => {
       error: 'validation_failed',
       details: [
         { field: 'reference', message: 'must be a non-empty string' },
-        { field: 'type', message: 'must be "invoice" or "credit_note"' },
+        { field: 'type', message: 'must be "invoice", "credit_note" or "item"' },
       ],
     });
     expect(api.state.records()).toHaveLength(0);

@@ -29,6 +29,8 @@ export interface RunCommandOptions {
   readonly batchRows?: number;
   readonly dryRun?: boolean;
   readonly forceReconcile?: boolean;
+  /** `--allow-deletes N`: the count the delete guard named (see `RunRequest.allowDeletes`). */
+  readonly allowDeletes?: number;
   /** Processes sharing the post stage: this run and `workers - 1` `idem work` children. @defaultValue 1 */
   readonly workers?: number;
 }
@@ -42,6 +44,7 @@ export async function runCommand(name: string, options: RunCommandOptions): Prom
 async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined, name: string, options: RunCommandOptions): Promise<Outcome> {
   assertOneRunKeyFlag(options, { flag: '--catch-up', usage: '--catch-up', given: options.catchUp === true });
   if (options.dryRun && options.catchUp) throw new UsageError('--dry-run plans one run key: use it with --date or --file');
+  if (options.allowDeletes !== undefined && options.catchUp) throw new UsageError('--allow-deletes confirms the count of one run key: use it with --date or --file');
   const workers = options.workers ?? 1;
   if (workers > 1 && (options.catchUp || options.dryRun)) throw new UsageError('--workers shares the post stage of one run: use it with --date or --file, without --dry-run');
   const failpoints = new Failpoints(config.failpoints);
@@ -57,6 +60,7 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
     triggeredBy: triggeredBy(options.triggeredBy, config),
     ...(options.commandLine === undefined ? {} : { commandLine: options.commandLine }),
     ...(options.batchRows ? { batchRows: options.batchRows } : {}),
+    ...(options.allowDeletes === undefined ? {} : { allowDeletes: options.allowDeletes }),
     ...(heartbeatUrl ? { heartbeatUrl } : {}),
   };
 

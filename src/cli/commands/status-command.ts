@@ -24,6 +24,8 @@ function summarize(counts: JobRun['counts']): string {
   if (c.extract?.rows !== undefined) parts.push(`rows ${c.extract.rows}`);
   if (c.extract?.quarantined) parts.push(`quarantined ${c.extract.quarantined}`);
   if (c.upsert) parts.push(`+${c.upsert.inserted} ~${c.upsert.updated} =${c.upsert.unchanged}`);
+  const deletions = c.upsert?.deletions as { deleted: number; tombstoned: number; undeleted: number } | undefined;
+  if (deletions) parts.push(`deleted ${deletions.deleted + deletions.tombstoned}, back ${deletions.undeleted}`);
   const post = Object.entries((c.post ?? {}) as Record<string, Record<string, number | undefined>>);
   if (c.ledger) {
     // The run key's items by status, every process sharing the post stage together.
@@ -40,7 +42,8 @@ function summarize(counts: JobRun['counts']): string {
 /** A destination's posted items apart: `2 created, 1 updated, 406 found`, or `sent N` for counts older than that split. */
 function postedBy(counts: Record<string, number | undefined>): string {
   if (counts.created === undefined) return `sent ${counts.sent}`;
-  return `${counts.created} created, ${counts.updated} updated, ${counts.found} found`;
+  const deleted = counts.deleted || counts.unsent ? `, ${counts.deleted ?? 0} deleted${counts.unsent ? ` (${counts.unsent} never posted: nothing sent)` : ''}` : '';
+  return `${counts.created} created, ${counts.updated} updated, ${counts.found} found${deleted}`;
 }
 
 /**

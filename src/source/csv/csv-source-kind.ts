@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { UsageError } from '../../errors/usage-error.ts';
 import { SourceError } from '../../errors/source-error.ts';
 import { UnreadableFileError } from '../../errors/unreadable-file-error.ts';
-import { countOption, functionOption, invalidRowsOption, rowSchemaOption } from '../source-option-schemas.ts';
+import { countOption, deletionOptions, functionOption, invalidRowsOption, rowSchemaOption } from '../source-option-schemas.ts';
 import type { SourceKind } from '../source-kind.ts';
 import type { CsvSource } from './csv-source.ts';
 import { rowSchemaKeys } from './row-schema-keys.ts';
@@ -20,6 +20,7 @@ const CsvSourceOptions = z.strictObject({
   nullValues: z.array(z.string()),
   row: rowSchemaOption,
   invalidRows: invalidRowsOption,
+  ...deletionOptions,
   missing: z.enum(['error', 'skip']),
   encoding: z.enum(['utf-8', 'windows-1252', 'latin1']),
   emptyFile: z.enum(['error', 'no-rows']),

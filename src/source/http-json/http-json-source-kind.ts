@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SourceError } from '../../errors/source-error.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import { httpSettingsProblem, resolveHttpSettings } from '../../http/http-settings.ts';
-import { countOption, functionOption, invalidRowsOption, nameOption, rowSchemaOption } from '../source-option-schemas.ts';
+import { countOption, deletionOptions, functionOption, invalidRowsOption, nameOption, rowSchemaOption } from '../source-option-schemas.ts';
 import type { SourceKind } from '../source-kind.ts';
 import type { HttpJsonSource } from './http-json-source.ts';
 
@@ -20,6 +20,7 @@ const HttpJsonSourceOptions = z.strictObject({
   items: functionOption('a function of the response body'),
   row: rowSchemaOption,
   invalidRows: invalidRowsOption,
+  ...deletionOptions,
   singleFullPage: z.enum(['fail', 'accept']),
   expectFields: z.array(nameOption).optional(),
   // Checked field by field by `httpSettingsProblem`, as IDEM_SOURCES is.
