@@ -4,12 +4,29 @@ import type { RequestHandler } from 'msw';
 import { UsageError } from '../errors/usage-error.ts';
 import { importProjectModule } from './import-project-module.ts';
 
+/**
+ * What a destination's request bodies must look like, by kind of request: any schema with zod's
+ * `safeParse` (a zod schema: `z.strictObject({ … })` also names a field the API does not know).
+ * A kind of request left out is not checked.
+ */
+export interface RequestBodyDescription {
+  readonly create?: BodySchema;
+  readonly update?: BodySchema;
+}
+
+/** A schema of a request body: what `safeParse` of zod answers (an issue's `path` and `message`). */
+export interface BodySchema {
+  safeParse(body: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
 /** What `stand-ins/<pipeline>.ts` describes: fresh msw handlers per destination name, and for the HTTP source. */
 export interface StandInHandlers {
   /** Handlers per destination name; a destination left out keeps the default stand-in. */
   readonly destinations: Readonly<Record<string, readonly RequestHandler[]>>;
   /** Handlers for the pipeline's HTTP JSON source, when the module describes it. */
   readonly source: readonly RequestHandler[] | undefined;
+  /** Request bodies per destination name (`export const bodies`), checked by `idem prove`; a destination left out is not checked. */
+  readonly bodies: Readonly<Record<string, RequestBodyDescription>>;
 }
 
 /** Where a pipeline's stand-in handlers live, relative to the project directory. */
@@ -21,16 +38,19 @@ export function standInModulePath(pipelineName: string): string {
  * Loads `<projectDir>/stand-ins/<pipeline>.ts`, the msw description of the pipeline's APIs that
  * the test kit and `idem prove` serve on loopback ports. It exports `destinations()` (handlers
  * per destination name) and/or `source()` (handlers for an HTTP source); each is called once per
- * use, so handlers that keep records start empty every time.
+ * use, so handlers that keep records start empty every time. It may also export `bodies`:
+ * `{ [destination name]: { create?: schema, update?: schema } }`, the request bodies `idem prove`
+ * checks each destination's `request()` against (see {@link RequestBodyDescription}).
  * @returns undefined when the file does not exist.
- * @throws UsageError when the module exports neither function, or one returns the wrong shape.
+ * @throws UsageError when the module exports neither function, or one returns the wrong shape, or
+ *   `bodies` is not an object of `{ create?, update? }` schemas (naming the destination and key).
  */
 export async function loadStandInHandlers(projectDir: string, pipelineName: string): Promise<StandInHandlers | undefined> {
   const relative = standInModulePath(pipelineName);
   const file = path.join(projectDir, relative);
   if (!existsSync(file)) return undefined;
   const module = await importProjectModule(projectDir, file);
-  const { destinations, source } = module as { destinations?: unknown; source?: unknown };
+  const { destinations, source, bodies } = module as { destinations?: unknown; source?: unknown; bodies?: unknown };
   if (typeof destinations !== 'function' && typeof source !== 'function') {
     throw new UsageError(`${relative} must export destinations(): Record<destination name, msw handlers[]> and/or source(): msw handlers[]`);
   }
@@ -40,5 +60,20 @@ export async function loadStandInHandlers(projectDir: string, pipelineName: stri
   }
   const sourceHandlers = typeof source === 'function' ? (source as () => unknown)() : undefined;
   if (sourceHandlers !== undefined && !Array.isArray(sourceHandlers)) throw new UsageError(`${relative}: source() must return an array of msw handlers`);
-  return { destinations: described as Record<string, RequestHandler[]>, source: sourceHandlers as RequestHandler[] | undefined };
+  return { destinations: described as Record<string, RequestHandler[]>, source: sourceHandlers as RequestHandler[] | undefined, bodies: checkedBodies(relative, bodies) };
+}
+
+/** `bodies` of a stand-in module, checked for its shape. */
+function checkedBodies(relative: string, bodies: unknown): Readonly<Record<string, RequestBodyDescription>> {
+  if (bodies === undefined) return {};
+  const shape = '{ [destination name]: { create?: zod schema, update?: zod schema } }';
+  if (bodies === null || typeof bodies !== 'object' || Array.isArray(bodies)) throw new UsageError(`${relative}: bodies must be ${shape}`);
+  for (const [destination, description] of Object.entries(bodies)) {
+    if (description === null || typeof description !== 'object') throw new UsageError(`${relative}: bodies["${destination}"] must be { create?: zod schema, update?: zod schema }`);
+    for (const [kind, schema] of Object.entries(description as Record<string, unknown>)) {
+      if (kind !== 'create' && kind !== 'update') throw new UsageError(`${relative}: bodies["${destination}"].${kind} is no kind of request: use create or update`);
+      if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') throw new UsageError(`${relative}: bodies["${destination}"].${kind} must be a zod schema (a safeParse function)`);
+    }
+  }
+  return bodies as Record<string, RequestBodyDescription>;
 }

@@ -1,7 +1,7 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
+import { loadStandInHandlers, type RequestBodyDescription } from '../project/load-stand-in-handlers.ts';
 import { startSandboxApi } from '../sandbox/start-sandbox-api.ts';
 import type { SandboxFault } from '../sandbox/sandbox-fault.ts';
 import { startHandlerStandIn } from './handler-stand-in.ts';
@@ -29,6 +29,8 @@ export interface DestinationStandIns {
   readonly env: string;
   /** The destinations stood in by idem's sandbox, not described in `stand-ins/<pipeline>.ts`. */
   readonly sandboxed: readonly string[];
+  /** The request bodies `stand-ins/<pipeline>.ts` describes (its `bodies`), per destination name. */
+  readonly bodies: Readonly<Record<string, RequestBodyDescription>>;
   /** API requests received so far, every method. */
   requests(): number;
   /** Writes received so far: `POST`, `PUT` and `PATCH`. */
@@ -75,8 +77,12 @@ export async function startDestinationStandIns(
   const started = new Map<string, StandIn>();
   const settings: Record<string, unknown> = {};
   const sandboxed: string[] = [];
+  let bodies: Readonly<Record<string, RequestBodyDescription>> = {};
   const standIns: DestinationStandIns = {
     sandboxed,
+    get bodies() {
+      return bodies;
+    },
     get env() {
       return JSON.stringify(settings);
     },
@@ -110,6 +116,7 @@ export async function startDestinationStandIns(
   }
   try {
     const described = pipeline.destinations.length > 0 ? await loadStandInHandlers(config.projectDir, pipeline.name) : undefined;
+    bodies = described?.bodies ?? {};
     for (const destination of pipeline.destinations) {
       const deployed = config.destinations[destination.name];
       const strategy = deployed?.strategy ?? destination.strategy;

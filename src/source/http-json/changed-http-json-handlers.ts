@@ -32,7 +32,8 @@ export async function changedHttpJsonHandlers(source: HttpJsonSource<unknown>, r
   const original = canonicalJson(first);
   const changed = found.record;
   const wrapped = http.all('*', async ({ request: asked }) => {
-    const response = await getResponse([...handlers], asked, { baseUrl });
+    // Served on a port of its own: the handlers' relative paths resolve against it.
+    const response = await getResponse([...handlers], asked, { baseUrl: new URL(asked.url).origin });
     const page = await jsonBody(response);
     const list = page === undefined ? undefined : source.items(page);
     if (!response || !Array.isArray(list)) return response ?? new HttpResponse(null, { status: 501 });
