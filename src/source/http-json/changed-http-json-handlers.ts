@@ -40,7 +40,10 @@ export async function changedHttpJsonHandlers(source: HttpJsonSource<unknown>, r
     const at = list.findIndex((item) => canonicalJson(item) === original);
     if (at === -1) return response;
     list[at] = changed;
-    return HttpResponse.json(page as Record<string, unknown>, { status: response.status, headers: response.headers });
+    // The handlers' headers but their length: the changed body has its own.
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    return HttpResponse.json(page as Record<string, unknown>, { status: response.status, headers });
   });
   return { change: describe(found.change), handlers: [wrapped] };
 }
