@@ -1,3 +1,4 @@
+import { postedVersion } from '../ledger/posted-version.ts';
 import type { ColumnSpecs, ColumnValues } from '../column/column-type.ts';
 import type { Queryable } from '../db/queryable.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
@@ -54,7 +55,7 @@ export function toPostedRow<Columns extends ColumnSpecs>(q: Queryable, pipeline:
   return {
     sourceSystem: item.sourceSystem,
     sourceReference: item.sourceReference,
-    version: item.version,
+    version: postedVersion(item),
     values: postedValues(values),
     rawJson,
     ...(remoteReference === undefined ? {} : { remoteReference }),
