@@ -20,7 +20,7 @@ export type { SqlRunRange } from './source/sql/sql-run-range.ts';
 export type { HttpJsonIncremental } from './source/http-json/http-json-incremental.ts';
 export type { HttpJsonPaging, CursorPaging, PageNumberPaging, LinkHeaderPaging } from './source/http-json/http-json-paging.ts';
 export type { SourceRow } from './source/source-row.ts';
-export type { SourceKind, SourceDeclaration, SourceContext, ReadSourceOptions, IncrementalCursor } from './source/source-kind.ts';
+export type { SourceKind, SourceDeclaration, SourceContext, ReadSourceOptions, IncrementalCursor, ChangedCopyRequest, ChangedSource } from './source/source-kind.ts';
 export type { SourceDefinition, OwnKindSource } from './source/source-definition.ts';
 export type { QuarantinedRow } from './source/quarantined-row.ts';
 export type { RunKey } from './runs/run-key.ts';

@@ -11,7 +11,7 @@ import type { PostStrategy } from './post-strategy.ts';
 export interface PostedRow<Values = Readonly<Record<string, unknown>>> {
   readonly sourceSystem: string;
   readonly sourceReference: string;
-  /** The content version (`row_hash`) being posted. */
+  /** The content version (`row_hash`) being posted; an `idem repost` item's carries its mark too (`<row_hash>#repost-<n>`). */
   readonly version: string;
   /**
    * Business columns, canonical values (see `ColumnType`). Reading a name that is no column

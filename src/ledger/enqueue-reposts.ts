@@ -2,6 +2,7 @@ import type { Queryable } from '../db/queryable.ts';
 import { idempotencyKey } from './idempotency-key.ts';
 import { LEDGER_TABLE as LEDGER } from './ledger-item.ts';
 import { ledgerInstant } from './ledger-write.ts';
+import { repostMark } from './posted-version.ts';
 
 const INSERT_BATCH_ROWS = 100;
 
@@ -58,7 +59,9 @@ export async function selectRepostCandidates(q: Queryable, selection: RepostSele
  * again through the destination's strategy, as an update of the record its last posted version
  * left there (`PostedRow.remoteReference`). Its idempotency key is the version's with
  * `#repost-<n>`, n the number of items the record had at the destination (new for every repost):
- * the version's own key would only replay the first, wrong, request. Call it in the transaction
+ * the version's own key would only replay the first, wrong, request. The request carries the
+ * mark in its version too (see `postedVersion`), so a look-up (check-before-create) finds the
+ * record the repost wrote, not the one the first post wrote. Call it in the transaction
  * that starts the repost's `job_runs` attempt: the items and the attempt commit together.
  * @returns the number of items enqueued.
  */
@@ -75,7 +78,7 @@ export async function enqueueReposts(
     source_system: c.sourceSystem,
     source_reference: c.sourceReference,
     row_hash: c.version,
-    idempotency_key: `${idempotencyKey(selection.jobName, c.sourceSystem, c.sourceReference, c.version)}#repost-${c.items}`,
+    idempotency_key: `${idempotencyKey(selection.jobName, c.sourceSystem, c.sourceReference, c.version)}${repostMark(c.items)}`,
     run_key: args.runKey,
     status: 'pending',
     attempts: 0,

@@ -1,3 +1,4 @@
+import { postedVersion } from '../ledger/posted-version.ts';
 import type { ColumnSpecs, ColumnValues } from '../column/column-type.ts';
 import type { Queryable } from '../db/queryable.ts';
 import type { LedgerItem } from '../ledger/ledger-item.ts';
@@ -61,8 +62,9 @@ export function toPostedRow<Columns extends ColumnSpecs>(q: Queryable, pipeline:
   return {
     sourceSystem: item.sourceSystem,
     sourceReference: item.sourceReference,
-    // A deletion's row holds the record's last content, and that content's version.
-    version: deleted ? String(row.row_hash) : item.version,
+    // A deletion's row holds the record's last content, and that content's version; a repost's
+    // item its mark too (`postedVersion`).
+    version: deleted ? String(row.row_hash) : postedVersion(item),
     values: postedValues(values),
     rawJson,
     ...(remoteReference === undefined ? {} : { remoteReference }),

@@ -4,6 +4,21 @@ import type { RequestHandler } from 'msw';
 import { UsageError } from '../errors/usage-error.ts';
 import { importProjectModule } from './import-project-module.ts';
 
+/**
+ * What a destination's request bodies must look like, by kind of request: any schema with zod's
+ * `safeParse` (a zod schema: `z.strictObject({ … })` also names a field the API does not know).
+ * A kind of request left out is not checked.
+ */
+export interface RequestBodyDescription {
+  readonly create?: BodySchema;
+  readonly update?: BodySchema;
+}
+
+/** A schema of a request body: what `safeParse` of zod answers (an issue's `path` and `message`). */
+export interface BodySchema {
+  safeParse(body: unknown): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
+}
+
 /** What `stand-ins/<pipeline>.ts` describes: fresh msw handlers per destination name, and for the HTTP source. */
 export interface StandInHandlers {
   /** Handlers per destination name; a destination left out keeps the default stand-in. */
@@ -16,6 +31,8 @@ export interface StandInHandlers {
    * `endsAt`, ISO 8601 UTC), so `idem prove` never reads the real source database.
    */
   readonly sourceDatabase: ((db: unknown, range: { readonly businessDate: string; readonly startsAt: string; readonly endsAt: string }) => Promise<void>) | undefined;
+  /** Request bodies per destination name (`export const bodies`), checked by `idem prove`; a destination left out is not checked. */
+  readonly bodies: Readonly<Record<string, RequestBodyDescription>>;
 }
 
 /** Where a pipeline's stand-in handlers live, relative to the project directory. */
@@ -28,16 +45,19 @@ export function standInModulePath(pipelineName: string): string {
  * the test kit and `idem prove` serve on loopback ports. It exports `destinations()` (handlers
  * per destination name), `source()` (handlers for an HTTP source) and/or `sourceDatabase(db,
  * range)` (the rows of a SQL source, written into a throwaway database); each is called once per
- * use, so handlers that keep records start empty every time.
+ * use, so handlers that keep records start empty every time. It may also export `bodies`:
+ * `{ [destination name]: { create?: schema, update?: schema } }`, the request bodies `idem prove`
+ * checks each destination's `request()` against (see {@link RequestBodyDescription}).
  * @returns undefined when the file does not exist.
- * @throws UsageError when the module exports neither function, or one returns the wrong shape.
+ * @throws UsageError when the module exports neither function, or one returns the wrong shape, or
+ *   `bodies` is not an object of `{ create?, update? }` schemas (naming the destination and key).
  */
 export async function loadStandInHandlers(projectDir: string, pipelineName: string): Promise<StandInHandlers | undefined> {
   const relative = standInModulePath(pipelineName);
   const file = path.join(projectDir, relative);
   if (!existsSync(file)) return undefined;
   const module = await importProjectModule(projectDir, file);
-  const { destinations, source, sourceDatabase } = module as { destinations?: unknown; source?: unknown; sourceDatabase?: unknown };
+  const { destinations, source, sourceDatabase, bodies } = module as { destinations?: unknown; source?: unknown; sourceDatabase?: unknown; bodies?: unknown };
   if (typeof destinations !== 'function' && typeof source !== 'function' && typeof sourceDatabase !== 'function') {
     throw new UsageError(`${relative} must export destinations(): Record<destination name, msw handlers[]>, source(): msw handlers[] and/or sourceDatabase(db, range)`);
   }
@@ -51,5 +71,21 @@ export async function loadStandInHandlers(projectDir: string, pipelineName: stri
     destinations: described as Record<string, RequestHandler[]>,
     source: sourceHandlers as RequestHandler[] | undefined,
     sourceDatabase: typeof sourceDatabase === 'function' ? (sourceDatabase as StandInHandlers['sourceDatabase']) : undefined,
+    bodies: checkedBodies(relative, bodies),
   };
+}
+
+/** `bodies` of a stand-in module, checked for its shape. */
+function checkedBodies(relative: string, bodies: unknown): Readonly<Record<string, RequestBodyDescription>> {
+  if (bodies === undefined) return {};
+  const shape = '{ [destination name]: { create?: zod schema, update?: zod schema } }';
+  if (bodies === null || typeof bodies !== 'object' || Array.isArray(bodies)) throw new UsageError(`${relative}: bodies must be ${shape}`);
+  for (const [destination, description] of Object.entries(bodies)) {
+    if (description === null || typeof description !== 'object') throw new UsageError(`${relative}: bodies["${destination}"] must be { create?: zod schema, update?: zod schema }`);
+    for (const [kind, schema] of Object.entries(description as Record<string, unknown>)) {
+      if (kind !== 'create' && kind !== 'update') throw new UsageError(`${relative}: bodies["${destination}"].${kind} is no kind of request: use create or update`);
+      if (typeof (schema as { safeParse?: unknown } | null)?.safeParse !== 'function') throw new UsageError(`${relative}: bodies["${destination}"].${kind} must be a zod schema (a safeParse function)`);
+    }
+  }
+  return bodies as Record<string, RequestBodyDescription>;
 }

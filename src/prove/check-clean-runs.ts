@@ -1,5 +1,6 @@
 import { runIdemChild } from '../child-process/start-idem-child.ts';
 import { EXIT_CODES } from '../outcome/outcome.ts';
+import { checkCleanUpdate } from './check-clean-update.ts';
 import { checkRequestBodies } from './check-request-bodies.ts';
 import { compareTargetSnapshots } from './compare-target-snapshots.ts';
 import { describeChildEnd } from './describe-child-end.ts';
@@ -11,14 +12,19 @@ import type { ProveReference } from './prove-reference.ts';
 import { remoteTallyText } from './remote-tally-text.ts';
 import { stagedRecords } from './staged-records.ts';
 import { timeCheck } from './time-check.ts';
+import type { UpdateReference } from './update-reference.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 
 /** What the checks on the first database found. */
 export interface CleanRunChecks {
   /** `clean run`, then (when it passed) `second run is a no-op` and, with destinations, `request bodies`: the first lines of the table. */
   readonly first: readonly ProveCheck[];
-  /** `--force rerun`, the table's last line; undefined when the clean run failed. */
+  /** `--force rerun`, the table's line after the crash checks; undefined when the clean run failed. */
   readonly force: ProveCheck | undefined;
+  /** The clean update (see `checkCleanUpdate`), after `--force rerun`; undefined when the clean run failed. */
+  readonly update: ProveCheck | undefined;
+  /** What the clean update established; undefined when it did not pass (or was not tried). */
+  readonly updateReference: UpdateReference | undefined;
   /** What the clean run established; undefined when it failed, and nothing can be compared with it. */
   readonly reference: ProveReference | undefined;
 }
@@ -26,7 +32,8 @@ export interface CleanRunChecks {
 /**
  * The checks that share one database, each after the one before: a clean run (the reference:
  * rows, each record once at each destination), the same run again (a no-op that sends nothing),
- * and a `--force` rerun (inserts, updates and sends nothing).
+ * a `--force` rerun (inserts, updates and sends nothing), and the source with one value changed
+ * (one update, sent once: see `checkCleanUpdate`).
  */
 export async function checkCleanRuns(target: ProveTarget, onCheck?: (check: ProveCheck) => void): Promise<CleanRunChecks> {
   return withProveCase(target, async (c) => {
@@ -36,12 +43,18 @@ export async function checkCleanRuns(target: ProveTarget, onCheck?: (check: Prov
       reference = found.reference;
       return found.outcome;
     }, onCheck);
-    if (!reference) return { first: [clean], force: undefined, reference };
+    if (!reference) return { first: [clean], force: undefined, update: undefined, updateReference: undefined, reference };
     const ref = reference;
     const noop = await timeCheck('second run is a no-op', () => secondRun(c, ref), onCheck);
     const bodies = c.pipeline.destinations.length > 0 ? [await timeCheck('request bodies', () => checkRequestBodies(c), onCheck)] : [];
     const force = await timeCheck('--force rerun', () => forceRerun(c, ref), onCheck);
-    return { first: [clean, noop, ...bodies], force, reference };
+    let updateReference: UpdateReference | undefined;
+    const update = await timeCheck('update: one value changed, sent once', async () => {
+      const found = await checkCleanUpdate(c, ref);
+      updateReference = found.update;
+      return found.outcome;
+    }, onCheck);
+    return { first: [clean, noop, ...bodies], force, update, updateReference, reference };
   });
 }
 

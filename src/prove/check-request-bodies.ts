@@ -3,6 +3,8 @@ import { undefinedBodyFields } from '../destination/undefined-body-fields.ts';
 import { selectJobLedgerItems } from '../ledger/select-job-ledger-items.ts';
 import { readPostedRows } from '../post/read-posted-rows.ts';
 import { validateInvoiceBody, validatePatch } from '../sandbox/validate-invoice-body.ts';
+import { standInModulePath } from '../project/load-stand-in-handlers.ts';
+import { describedBodyProblems } from './described-body-problems.ts';
 import type { ProveCase } from './prove-case.ts';
 import type { ProveCheckOutcome } from './prove-check.ts';
 
@@ -24,7 +26,8 @@ function sandboxProblems(request: DestinationRequest): string[] {
  * destination's `request()` for a create and for an update of the record (the row with a remote
  * reference: what a changed record sends), looked at before JSON drops anything. A field that is
  * `undefined` fails it; so does a body the stand-in's description rejects, where it has one (idem's
- * sandbox: `validateInvoiceBody`, `validatePatch` for a PATCH). A `request()` that throws fails it too.
+ * sandbox: `validateInvoiceBody`, `validatePatch` for a PATCH; the `bodies` schemas of
+ * `stand-ins/<pipeline>.ts`, see `describedBodyProblems`). A `request()` that throws fails it too.
  */
 export async function checkRequestBodies(c: ProveCase): Promise<ProveCheckOutcome> {
   const problems: string[] = [];
@@ -38,7 +41,7 @@ export async function checkRequestBodies(c: ProveCase): Promise<ProveCheckOutcom
       if (!row || !destination) continue;
       const sandboxed = c.standIns.sandboxed.includes(destination.name);
       const { remoteReference, ...created } = row;
-      const variants: [string, PostedRow][] = [['create', created], ['update', { ...created, remoteReference: remoteReference ?? STAND_IN_REFERENCE }]];
+      const variants: ['create' | 'update', PostedRow][] = [['create', created], ['update', { ...created, remoteReference: remoteReference ?? STAND_IN_REFERENCE }]];
       for (const [kind, variant] of variants) {
         bodies += 1;
         const where = `${item.sourceReference} (${destination.name}, ${kind})`;
@@ -51,10 +54,12 @@ export async function checkRequestBodies(c: ProveCase): Promise<ProveCheckOutcom
         }
         for (const path of undefinedBodyFields(request.body)) problems.push(`${where}: ${path} is undefined`);
         if (sandboxed) for (const problem of sandboxProblems(request)) problems.push(`${where}: ${problem}`);
+        for (const problem of describedBodyProblems(c.standIns.bodies[destination.name], kind, request, standInModulePath(c.pipeline.name))) problems.push(`${where}: ${problem}`);
       }
     }
   });
-  if (problems.length === 0) return { result: 'pass', counts: `bodies ${bodies} (create and update), no undefined field${c.standIns.sandboxed.length ? ", valid for idem's sandbox" : ''}` };
+  const described = Object.keys(c.standIns.bodies).length > 0 ? `, valid for ${standInModulePath(c.pipeline.name)}` : '';
+  if (problems.length === 0) return { result: 'pass', counts: `bodies ${bodies} (create and update), no undefined field${c.standIns.sandboxed.length ? ", valid for idem's sandbox" : ''}${described}` };
   const shown = problems.slice(0, LISTED_PROBLEMS).join('; ');
   return { result: 'fail', counts: `${problems.length} problem(s) in ${bodies} bodies: ${shown}${problems.length > LISTED_PROBLEMS ? '; …' : ''}` };
 }

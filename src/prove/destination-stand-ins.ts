@@ -1,10 +1,13 @@
 import type { ResolvedConfig } from '../config/resolved-config.ts';
 import type { Database } from '../db/database.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
+import { loadStandInHandlers, type RequestBodyDescription } from '../project/load-stand-in-handlers.ts';
 import { startSandboxApi } from '../sandbox/start-sandbox-api.ts';
 import type { SandboxFault } from '../sandbox/sandbox-fault.ts';
 import { startHandlerStandIn } from './handler-stand-in.ts';
+
+/** Methods that create or change a remote record. */
+const WRITES = new Set(['POST', 'PUT', 'PATCH']);
 
 /** What the stand-ins hold: records per destination and reference. */
 export interface RemoteTally {
@@ -12,6 +15,8 @@ export interface RemoteTally {
   readonly records: number;
   /** `destination reference` (just the reference with one destination) of each record held more than once, with its count. */
   readonly duplicates: readonly (readonly [string, number])[];
+  /** `destination reference` (just the reference with one destination) of each record updated, with the updates it applied (a replayed request applies none). */
+  readonly updated: readonly (readonly [string, number])[];
 }
 
 /**
@@ -24,14 +29,16 @@ export interface DestinationStandIns {
   readonly env: string;
   /** The destinations stood in by idem's sandbox, not described in `stand-ins/<pipeline>.ts`. */
   readonly sandboxed: readonly string[];
+  /** The request bodies `stand-ins/<pipeline>.ts` describes (its `bodies`), per destination name. */
+  readonly bodies: Readonly<Record<string, RequestBodyDescription>>;
   /** API requests received so far, every method. */
   requests(): number;
-  /** Writes received so far: `POST` at a sandbox, `POST`/`PUT`/`PATCH` at a described API. */
+  /** Writes received so far: `POST`, `PUT` and `PATCH`. */
   posts(): number;
   tally(): RemoteTally;
   /** The records a destination holds for one reference, as its API answered their creation (to resolve items in review as an operator would). */
   recordsFor(destination: string, reference: string): unknown[];
-  /** Called on every write a stand-in receives, before it is processed: a kill here is a crash mid-post. */
+  /** Called on every write (`POST`, `PUT`, `PATCH`) a stand-in receives, before it is processed: a kill here is a crash mid-post. */
   onPost: (() => void) | undefined;
   /** Queues scripted faults at every stand-in (see `SandboxFault`). */
   addFaults(faults: readonly SandboxFault[]): void;
@@ -45,6 +52,8 @@ interface StandIn {
   requests(): number;
   writes(): number;
   byReference(): ReadonlyMap<string, number>;
+  /** Updates applied per reference. */
+  updatesByReference(): ReadonlyMap<string, number>;
   recordsFor(reference: string): unknown[];
   addFaults(faults: readonly SandboxFault[]): void;
   close(): Promise<void>;
@@ -68,8 +77,12 @@ export async function startDestinationStandIns(
   const started = new Map<string, StandIn>();
   const settings: Record<string, unknown> = {};
   const sandboxed: string[] = [];
+  let bodies: Readonly<Record<string, RequestBodyDescription>> = {};
   const standIns: DestinationStandIns = {
     sandboxed,
+    get bodies() {
+      return bodies;
+    },
     get env() {
       return JSON.stringify(settings);
     },
@@ -77,14 +90,17 @@ export async function startDestinationStandIns(
     posts: () => sum((s) => s.writes()),
     tally() {
       const duplicates: [string, number][] = [];
+      const updated: [string, number][] = [];
       let records = 0;
       for (const [name, standIn] of started) {
+        const label = (reference: string): string => (started.size > 1 ? `${name} ${reference}` : reference);
         for (const [reference, count] of standIn.byReference()) {
           records += count;
-          if (count > 1) duplicates.push([started.size > 1 ? `${name} ${reference}` : reference, count]);
+          if (count > 1) duplicates.push([label(reference), count]);
         }
+        for (const [reference, count] of standIn.updatesByReference()) if (count > 0) updated.push([label(reference), count]);
       }
-      return { records, duplicates };
+      return { records, duplicates, updated };
     },
     recordsFor: (destination, reference) => started.get(destination)?.recordsFor(reference) ?? [],
     onPost: undefined,
@@ -100,6 +116,7 @@ export async function startDestinationStandIns(
   }
   try {
     const described = pipeline.destinations.length > 0 ? await loadStandInHandlers(config.projectDir, pipeline.name) : undefined;
+    bodies = described?.bodies ?? {};
     for (const destination of pipeline.destinations) {
       const deployed = config.destinations[destination.name];
       const strategy = deployed?.strategy ?? destination.strategy;
@@ -108,20 +125,22 @@ export async function startDestinationStandIns(
       if (handlers) {
         const wrapped = await startHandlerStandIn({ pipeline, destination, strategy, handlers, withDatabase });
         wrapped.onWrite = () => standIns.onPost?.();
-        standIn = { ...wrapped, url: wrapped.url, byReference: () => wrapped.recordsByReference() };
+        standIn = { ...wrapped, url: wrapped.url, byReference: () => wrapped.recordsByReference(), updatesByReference: () => wrapped.updatesByReference() };
       } else {
         sandboxed.push(destination.name);
         const sandbox = await startSandboxApi({
           port: 0,
           onRequest: (request) => {
-            if (request.method === 'POST') standIns.onPost?.();
+            if (WRITES.has(request.method)) standIns.onPost?.();
           },
         });
         standIn = {
           url: sandbox.url,
           requests: () => sandbox.state.stats().requests.length,
-          writes: () => sandbox.state.postRequests,
+          writes: () => sandbox.state.postRequests + sandbox.state.updateRequests,
           byReference: () => new Map(Object.entries(sandbox.state.stats().byReference)),
+          // A record's revision is 1 when created, one more for every update applied.
+          updatesByReference: () => sandbox.state.records().reduce((updates, r) => updates.set(r.reference, (updates.get(r.reference) ?? 0) + r.revision - 1), new Map<string, number>()),
           recordsFor: (reference) => sandbox.state.recordsByReference(reference),
           addFaults: (faults) => sandbox.addFaults(faults),
           close: () => sandbox.close(),

@@ -21,7 +21,8 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH']);
  * answers; this wrapper adds what the proof needs around them, from the pipeline's own
  * destination definition and strategy:
  * - which record a write is: its method, path and body are matched against `request(row)` of the
- *   rows in the post ledger, so every remote record is counted under its business key;
+ *   rows in the post ledger, so every remote record is counted under its business key, and every
+ *   update (the request of a row with a remote reference) too;
  * - the `idempotency-key` contract (for that strategy): a repeated key gets the first answer again,
  *   and the handlers see the request once;
  * - scripted faults (`status`, `status-after-commit`) and the `onWrite` hook where a kill lands.
@@ -32,8 +33,10 @@ export interface HandlerStandIn {
   requests(): number;
   /** Writes (POST, PUT, PATCH) received. */
   writes(): number;
-  /** Records created (a 2xx answer to a write the handlers processed), per business key; `?` for a write no ledger row's `request` produces. */
+  /** Records created (a 2xx answer to a create the handlers processed), per business key; `?` for a write no ledger row's `request` produces. */
   recordsByReference(): ReadonlyMap<string, number>;
+  /** Updates applied (a 2xx answer to a write the handlers processed that a ledger row with a remote reference produces), per business key. */
+  updatesByReference(): ReadonlyMap<string, number>;
   /** The answer bodies of the records created for one business key, oldest first. */
   recordsFor(reference: string): unknown[];
   onWrite: (() => void) | undefined;
@@ -53,27 +56,29 @@ export async function startHandlerStandIn(args: {
   let requests = 0;
   let writes = 0;
   const records = new Map<string, unknown[]>();
+  const updates = new Map<string, number>();
   const replies = new Map<string, { status: number; headers: Record<string, string>; body: Buffer }>();
   const faults: SandboxFault[] = [];
-  let known = new Map<string, string>();
+  /** What each request a ledger row produces is: its business key, and whether it updates a remote record (the row has a remote reference). */
+  let known = new Map<string, { reference: string; update: boolean }>();
   let base = '';
   let standIn: HandlerStandIn | undefined;
 
-  async function referenceOf(method: string, path: string, body: unknown): Promise<string> {
+  async function referenceOf(method: string, path: string, body: unknown): Promise<{ reference: string; update: boolean }> {
     const key = canonicalJson([method, path, body]);
     if (!known.has(key)) {
       known = await args.withDatabase(async (db) => {
         const items = (await selectJobLedgerItems(db, pipeline.name)).filter((item) => item.destination === destination.name);
         const rows = await readPostedRows(db, pipeline, items);
-        const index = new Map<string, string>();
+        const index = new Map<string, { reference: string; update: boolean }>();
         for (const row of rows.values()) {
           const request = destination.request(row);
-          index.set(canonicalJson([request.method, request.path, JSON.parse(JSON.stringify(request.body ?? null)) as unknown]), row.sourceReference);
+          index.set(canonicalJson([request.method, request.path, JSON.parse(JSON.stringify(request.body ?? null)) as unknown]), { reference: row.sourceReference, update: row.remoteReference !== undefined });
         }
         return index;
       });
     }
-    return known.get(key) ?? '?';
+    return known.get(key) ?? { reference: '?', update: method !== 'POST' };
   }
 
   function takeFault(): SandboxFault | undefined {
@@ -104,8 +109,9 @@ export async function startHandlerStandIn(args: {
       ? { status: response.status, headers: headersOf(response), body: Buffer.from(await response.arrayBuffer()) }
       : json(501, { error: `stand-in for ${destination.name}: no request handler for ${method} ${path}` });
     if (write && reply.status >= 200 && reply.status < 300) {
-      const reference = await referenceOf(method, path, parse(text));
-      records.set(reference, [...(records.get(reference) ?? []), parse(reply.body.toString('utf8'))]);
+      const { reference, update } = await referenceOf(method, path, parse(text));
+      if (update) updates.set(reference, (updates.get(reference) ?? 0) + 1);
+      else records.set(reference, [...(records.get(reference) ?? []), parse(reply.body.toString('utf8'))]);
       if (replayKey) replies.set(replayKey, reply);
     }
     if (fault?.kind === 'status-after-commit') return send(outgoing, json(fault.status, fault.body ?? { error: 'gateway timeout' }));
@@ -128,6 +134,7 @@ export async function startHandlerStandIn(args: {
     requests: () => requests,
     writes: () => writes,
     recordsByReference: () => new Map([...records].map(([reference, list]) => [reference, list.length])),
+    updatesByReference: () => new Map(updates),
     recordsFor: (reference) => records.get(reference) ?? [],
     onWrite: undefined,
     addFaults: (more) => faults.push(...more),

@@ -8,6 +8,7 @@ import type { JobRun } from '../runs/job-run.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { RunKey } from '../runs/run-key.ts';
 import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
+import type { RequestHandler } from 'msw';
 import { serveHandlers } from '../testing/serve-handlers.ts';
 import { startDestinationStandIns, type DestinationStandIns } from './destination-stand-ins.ts';
 import { readTargetSnapshot, type TargetSnapshot } from './read-target-snapshot.ts';
@@ -49,12 +50,17 @@ export interface CaseState {
  */
 export interface ProveCase {
   readonly pipeline: PipelineDefinition;
+  readonly config: ResolvedConfig;
+  readonly runKey: RunKey;
   readonly standIns: DestinationStandIns;
+  /** The source as this case serves it, for a kind served by handlers that `stand-ins/<pipeline>.ts` describes: its handlers and URL. */
+  readonly servedSource: { readonly handlers: readonly RequestHandler[]; readonly url: string } | undefined;
   /** `run PIPELINE --date D` (or `--file PATH`) and `--triggered-by`. */
   readonly runArgs: readonly string[];
   /** A child's environment, with extra settings (e.g. `IDEM_FAILPOINTS`). */
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
-  inspect(): Promise<CaseState>;
+  /** @param runKey whose `job_runs` row is read. @defaultValue the proof's run key */
+  inspect(runKey?: RunKey): Promise<CaseState>;
   /**
    * Waits until the pipeline's app lock is free (a killed run's SQLite lease expires after
    * {@link CHILD_LOCK_LEASE_MS}; a server frees it when the dead session is noticed), polling
@@ -63,8 +69,8 @@ export interface ProveCase {
    * @returns whether it was free in time.
    */
   waitForLockFree(maxWaitMs?: number): Promise<boolean>;
-  /** The run key's `job_runs` row as it is now. */
-  jobRun(): Promise<JobRun | undefined>;
+  /** The run key's `job_runs` row as it is now. @param runKey @defaultValue the proof's run key */
+  jobRun(runKey?: RunKey): Promise<JobRun | undefined>;
   /** Opens the scratch database in-process for `work`, and closes it. */
   withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T>;
 }
@@ -75,6 +81,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
   let scratch: ScratchDatabase | undefined;
   let standIns: DestinationStandIns | undefined;
   let closeSource: (() => Promise<void>) | undefined;
+  let servedSource: ProveCase['servedSource'];
   try {
     scratch = await target.databases.create();
     const databaseUrl = scratch.url;
@@ -98,6 +105,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
     if (describedSource) {
       const server = await serveHandlers(describedSource);
       closeSource = () => server.close();
+      servedSource = { handlers: describedSource, url: server.url };
       inherited.IDEM_SOURCES = JSON.stringify({ ...config.sources, [pipeline.name]: { ...config.sources[pipeline.name], url: server.url } });
     }
     // A source its kind stands in for itself (a SQL source's database): a fresh stand-in per
@@ -115,7 +123,10 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
     };
     const proveCase: ProveCase = {
       pipeline,
+      config,
+      runKey,
       standIns,
+      servedSource,
       runArgs: ['run', pipeline.name, ...(runKey.kind === 'date' ? ['--date', runKey.businessDate] : ['--file', runKey.file]), '--triggered-by', 'idem prove'],
       env: (extra = {}) => ({
         ...inherited,
@@ -127,11 +138,11 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
         ...extra,
       }),
       withDatabase,
-      inspect: () =>
+      inspect: (key = runKey) =>
         withDatabase(async (db) => {
           const snapshot = await readTargetSnapshot(db, pipeline);
           const [{ n }] = (await db.knex(pipeline.tables.staging).count({ n: '*' })) as [{ n: number | string }];
-          const jobRun = await findJobRun(db, pipeline.name, runKey.value);
+          const jobRun = await findJobRun(db, pipeline.name, key.value);
           return { snapshot, stagingRows: Number(n), jobRun, lockFree: await lockFree(db) };
         }),
       waitForLockFree: (maxWaitMs = 10_000) =>
@@ -143,7 +154,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
             await new Promise((resolve) => setTimeout(resolve, 100));
           }
         }),
-      jobRun: () => withDatabase((db) => findJobRun(db, pipeline.name, runKey.value)),
+      jobRun: (key = runKey) => withDatabase((db) => findJobRun(db, pipeline.name, key.value)),
     };
     return await work(proveCase);
   } finally {

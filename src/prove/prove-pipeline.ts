@@ -3,6 +3,7 @@ import { checkCleanRuns } from './check-clean-runs.ts';
 import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
 import { withProveCase, type ProveTarget } from './prove-case.ts';
 import { listCrashChecks } from './list-crash-checks.ts';
+import { listUpdateChecks } from './list-update-checks.ts';
 import { scratchDatabases } from './scratch-databases.ts';
 import { timeCheck } from './time-check.ts';
 
@@ -34,9 +35,13 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
  * 6. a run stopped (SIGSTOP) mid-post past its lease while a second run goes on, then resumed:
  *    it sends nothing more (see `checkPausedPastLease`);
  * 7. a gateway's 504 after the destination applied a POST (see `checkGatewayAfterApply`);
- * 8. a `--force` rerun inserts, updates and sends nothing.
- * 1, 2 and 8 share one database (see `checkCleanRuns`); 3–7 (see `listCrashChecks`) each get a
- * fresh scratch database and stand-ins, and run `concurrency` at a time.
+ * 8. a `--force` rerun inserts, updates and sends nothing;
+ * 9. the source with one value changed (the kind's `changedCopy`): one row updated, each
+ *    destination's record updated exactly once, none created (see `checkCleanUpdate`); a kind
+ *    without the capability makes it a `skip` saying the update path was not proved;
+ * 10. 3–7 again for the run of the changed source (see `listUpdateChecks`).
+ * 1, 2, 8 and 9 share one database (see `checkCleanRuns`); 3–7 and 10 each get a fresh scratch
+ * database and stand-ins, and run `concurrency` at a time.
  * @returns one {@link ProveCheck} per line of the table, in the order above.
  */
 export async function provePipeline(options: ProveOptions): Promise<ProveCheck[]> {
@@ -50,18 +55,20 @@ export async function provePipeline(options: ProveOptions): Promise<ProveCheck[]
 
 async function prove(options: Omit<ProveOptions, 'serverUrl'> & ProveTarget): Promise<ProveCheck[]> {
   const { onCheck } = options;
-  const { first, force, reference } = await checkCleanRuns(options, onCheck);
+  const { first, force, update, updateReference, reference } = await checkCleanRuns(options, onCheck);
   if (!reference) {
     const notRun = async (): Promise<ProveCheckOutcome> => ({ result: 'fail', counts: 'not run: they compare with a clean run, and there is none' });
     return [...first, await timeCheck('crash, rerun and overlap checks', notRun, onCheck)];
   }
+  const crashChecks = listCrashChecks(options.pipeline, reference, options.seed);
+  const updateChecks = updateReference ? listUpdateChecks(options.pipeline, reference, updateReference) : [];
   const rest = await pMap(
-    listCrashChecks(options.pipeline, reference, options.seed),
+    [...crashChecks, ...updateChecks],
     (check) =>
       'skip' in check
         ? timeCheck(check.name, async () => ({ result: 'skip', counts: check.skip }), onCheck)
         : timeCheck(check.name, () => withProveCase(options, check.run), onCheck),
     { concurrency: options.concurrency ?? 2 },
   );
-  return [...first, ...rest, ...(force ? [force] : [])];
+  return [...first, ...rest.slice(0, crashChecks.length), ...(force ? [force] : []), ...(update ? [update] : []), ...rest.slice(crashChecks.length)];
 }

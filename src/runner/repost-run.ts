@@ -59,11 +59,13 @@ export function repostRunKey(request: Pick<RepostRequest, 'destination' | 'since
 
 /**
  * What a repost needs before it touches anything: a destination of the pipeline by that name,
- * with its URL, whose strategy sends without a look-up first.
+ * with its URL. Under check-before-create a repost's look-up asks for the record of the repost's
+ * own version (see `postedVersion`): not found, the item sends its update to the record its last
+ * version left (never a create); found (the repost's update applied before a crash), it is posted
+ * with nothing sent.
  * @returns the destination, resolved.
- * @throws UsageError for an unknown destination, both `since` and `reference`, a destination
- *   without a URL, or one under check-before-create (its look-up finds the record of this version
- *   already there, so a repost would send nothing).
+ * @throws UsageError for an unknown destination, both `since` and `reference`, or a destination
+ *   without a URL.
  */
 export function assertRepostable(config: ResolvedConfig, request: RepostRequest): ResolvedDestination {
   const { pipeline } = request;
@@ -72,15 +74,7 @@ export function assertRepostable(config: ResolvedConfig, request: RepostRequest)
     throw new UsageError(`pipeline ${pipeline.name} has no destination "${request.destination}" (it has: ${pipeline.destinations.map((d) => d.name).join(', ') || 'none'})`);
   }
   if (request.since !== undefined && request.reference !== undefined) throw new UsageError('use either --since or --reference, not both');
-  const destination = resolveDestination(config, definition);
-  // A strategy that looks before it sends finds the record of this version there, and sends nothing.
-  if (destination.strategy.needsLookup) {
-    throw new UsageError(
-      `destination "${destination.name}" uses ${destination.strategy.name}: its look-up finds the record of this version already there, so a repost would send nothing. ` +
-        'Repost under a strategy that sends without a look-up (set its strategy to idempotency-key or mark-before-send in IDEM_DESTINATIONS for the repost), or fix the records at the destination',
-    );
-  }
-  return destination;
+  return resolveDestination(config, definition);
 }
 
 /**
@@ -157,6 +151,8 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
  * (mark-before-send: an item cut off mid-request goes to review, as in a run). Under the
  * pipeline's app lock (held: `lock-held`). A dry run lists what would be sent.
  * Ends with the run's summary line. Never throws.
+ * Under check-before-create each item looks the record up first: the repost's version found is
+ * the item posted (after a crash), else the update is sent.
  * @returns the run result; `usage` for what {@link assertRepostable} refuses.
  */
 export async function repostRun(ctx: RunContext, request: RepostRequest): Promise<RunResult> {

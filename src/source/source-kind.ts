@@ -120,6 +120,33 @@ export interface IncrementalCursor {
   readonly type: 'instant' | 'integer';
 }
 
+/** What `idem prove` gives a kind to change its source (see {@link SourceKind.changedCopy}). */
+export interface ChangedCopyRequest {
+  /** Where the clean run read: the kind's `locate` for the proof's run key (the served URL for a source served by handlers). */
+  readonly location: string;
+  readonly runKey: RunKey;
+  /** A fresh directory for the files of the copy; removed after the proof. */
+  readonly dir: string;
+  /** The msw handlers that serve the source, for a kind with `servedByHandlers` whose stand-in describes it. */
+  readonly handlers?: readonly unknown[];
+  /** Source fields the change must leave alone: the business key's (a changed key is another record, not an update). */
+  readonly keep: readonly string[];
+}
+
+/**
+ * A version of the source with one value of one record changed, as a run reads it: with `env`
+ * over the deployment's settings (`IDEM_SOURCE_DIR` for a directory of dated files, a variable a
+ * module's own kind reads), `file` instead of the `--file` of a run keyed by a file, `handlers`
+ * instead of the stand-in's for a source served by handlers. Only what differs is given.
+ */
+export interface ChangedSource {
+  /** What was changed, in words for the proof's table: `line 2, Country: "United Kingdom" → "United Kingdom (changed)"`. */
+  readonly change: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly file?: string;
+  readonly handlers?: readonly unknown[];
+}
+
 /**
  * A kind of source, as the runner, `idem check`, `idem prove`, dry runs and the test kit see it:
  * one object per kind (`src/source/<kind>/`), named in `SOURCE_KINDS` or brought by a pipeline
@@ -226,4 +253,12 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * the generated files (see `SourceKindScaffold`). @defaultValue none: `idem new` has no flag for the kind
    */
   readonly scaffold?: SourceKindScaffold;
+  /**
+   * `idem prove`'s update checks: the source with one value of its first record changed (a
+   * value `source.row` still accepts, in a field not in `request.keep`), so that a run of it
+   * updates one row and sends one update. Load what it needs with `import()`.
+   * @returns the changed source, or why none can be made (`{ unchanged: reason }`): the proof then
+   *   says the update path was not proved. @defaultValue none: the update path is not proved
+   */
+  changedCopy?(source: Source, request: ChangedCopyRequest): Promise<ChangedSource | { readonly unchanged: string }>;
 }

@@ -10,8 +10,9 @@ import { PRODUCTS_PIPELINE, sourcesEnv, startSandbox } from '../helpers/sandbox.
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
 const BROKEN_PROJECT = path.join(PROJECT_DIR, 'test', 'fixtures', 'broken-project');
-// A full proof runs the CLI about 27 times; on a busy 2-CPU machine that takes a minute or two.
-const PROOF_TIMEOUT_MS = 300_000;
+// A full proof runs the CLI about 65 times (the create path and the update path); on a busy
+// 2-CPU machine with four proofs at once that takes several minutes.
+const PROOF_TIMEOUT_MS = 900_000;
 
 /** The rows of the `idem prove` table: check → [result, counts]. */
 function proveTable(stdout: string): Map<string, [string, string]> {
@@ -50,8 +51,20 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(table.get('paused past its lease at POST 48 of 143, another run')).toEqual(['pass', 'exit 1 + 0, rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free']);
     expect(table.get('gateway 504 after apply')).toEqual(['pass', '504 after apply: exit 0, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free']);
     expect(table.get('--force rerun')).toEqual(['pass', 'inserted 0, updated 0, requests 0, rows 143 = 143']);
-    expect(table.size).toBe(18);
-    expect(result.stdout).toMatch(/\npassed: 18 checks\n$/);
+    // The update path: a copy of the day's file with one value changed, run with --force: one PUT.
+    expect(table.get('update: one value changed, sent once')).toEqual([
+      'pass',
+      'first record, Country: "United Kingdom" → "United Kingdom (changed)", inserted 0, updated 1, rows changed 1 (online-retail 536365), remote 143 once, updates 536365 ×1 once, requests 1, again: updated 0, requests 0',
+    ]);
+    for (const check of FAILPOINT_CHECKS.map((c) => `update: ${c}`)) {
+      expect([check, ...table.get(check)!]).toEqual([check, 'pass', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free, updates 536365 ×1 once']);
+    }
+    expect(table.get('update: kill as the update reaches a destination, rerun')).toEqual(['pass', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free, updates 536365 ×1 once']);
+    expect(table.get('update: two runs at once')).toEqual(['pass', 'exit 0 + 75, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free, updates 536365 ×1 once']);
+    expect(table.get('update: paused past its lease at the update, another run')).toEqual(['pass', 'exit 1 + 0, rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free, updates 536365 ×1 once']);
+    expect(table.get('update: gateway 504 after the update applied')).toEqual(['pass', '504 after apply: exit 0, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free, updates 536365 ×1 once']);
+    expect(table.size).toBe(31);
+    expect(result.stdout).toMatch(/\npassed: 31 checks\n$/);
   });
 
   // The deployment overrides the strategy; the stand-ins honour no key the run does not send.
@@ -61,12 +74,14 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const table = proveTable(result.stdout);
     expect(table.get('paused past its lease at POST 48 of 143, another run')?.[0]).toBe('pass');
+    expect(table.get('update: paused past its lease at the update, another run')?.[0]).toBe('pass');
     // mark-before-send: the 504 left the item in review, and it was there when the operator looked.
     expect(table.get('gateway 504 after apply')).toEqual([
       'pass',
       `504 after apply: exit ${strategy === 'mark-before-send' ? '3, review: 1 marked posted, 0 retried' : '0'}, rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free`,
     ]);
-    expect(result.stdout).toMatch(/\npassed: 18 checks\n$/);
+    expect(table.get('update: gateway 504 after the update applied')?.[1]).toMatch(/, updates 536365 ×1 once$/);
+    expect(result.stdout).toMatch(/\npassed: 31 checks\n$/);
   });
 
   it.concurrent('a pipeline whose idempotency key comes from the clock fails, caught by the kills during post', { timeout: PROOF_TIMEOUT_MS }, async () => {
@@ -86,7 +101,10 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     }
     // A run stopped past its lease is taken over the same way: the other run resends what it had in flight.
     expect(table.get('paused past its lease at POST 48 of 143, another run')?.[0]).toBe('fail');
-    expect(result.stdout).toMatch(/\nFAILED: 4 of 18 checks\n$/);
+    // The same for an update: the rerun's new key applies the update a second time.
+    expect(table.get('update: kill as the update reaches a destination, rerun')).toEqual(['fail', 'rows 143 = 143, remote 143 once, attempts 2, staging 0, lock free, updates 536365 ×2, expected 536365 ×1']);
+    expect(table.get('update: paused past its lease at the update, another run')?.[0]).toBe('fail');
+    expect(result.stdout).toMatch(/\nFAILED: 6 of 31 checks\n$/);
   });
 
   it.concurrent('a failpoint the run never reaches fails its check: a catalogue API emptied after the clean run', { timeout: PROOF_TIMEOUT_MS }, async () => {
@@ -119,6 +137,8 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
         ['kill during post, rerun', ['skip', 'no destinations']],
         ['paused past its lease during post', ['skip', 'no destinations']],
         ['gateway 504 after apply', ['skip', 'no destinations']],
+        // Read where IDEM_SOURCES points (no source() in a stand-in module): it cannot be served changed.
+        ['update: one value changed, sent once', ['skip', 'the update path was not proved: the source is not served by stand-in handlers (describe it in source() of stand-ins/<pipeline>.ts)']],
       ]);
     } finally {
       await sandbox.close();

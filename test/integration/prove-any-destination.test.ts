@@ -33,7 +33,11 @@ export const pipeline = definePipeline({
   destinations: [{
     name: 'cars-api',
     strategy: 'check-before-create',
-    request: (row) => ({ method: 'POST', path: '/cars', body: { name: row.sourceReference, hp: row.values.hp, version: row.version } }),
+    request: (row) => ({
+      method: row.remoteReference ? 'PUT' : 'POST',
+      path: row.remoteReference ? '/cars/' + row.remoteReference : '/cars',
+      body: { name: row.sourceReference, hp: row.values.hp, version: row.version },
+    }),
     remoteReference: (body) => String((body as { id: unknown }).id),
     lookup: {
       path: (row) => '/cars?name=' + encodeURIComponent(row.sourceReference),
@@ -48,8 +52,15 @@ export const pipeline = definePipeline({
 });
 `;
 
-/** The cars API as json-server answers it: POST creates with the next id, GET ?name= lists. */
+/**
+ * The cars API as json-server answers it: POST creates with the next id, PUT /cars/:id replaces,
+ * GET ?name= lists; and the bodies it takes, which idem prove checks every request() against.
+ */
 const STAND_INS = `import { http, HttpResponse } from 'msw';
+import { z } from 'zod';
+
+const Car = z.strictObject({ name: z.string().min(1), hp: z.number().int(), version: z.string() });
+export const bodies = { 'cars-api': { create: Car, update: Car } };
 
 export function destinations() {
   const cars: { id: number; name: string }[] = [];
@@ -59,6 +70,12 @@ export function destinations() {
         const car = { ...((await request.json()) as { name: string }), id: cars.length + 1 };
         cars.push(car);
         return HttpResponse.json(car, { status: 201 });
+      }),
+      http.put('/cars/:id', async ({ request, params }) => {
+        const at = cars.findIndex((car) => String(car.id) === params.id);
+        if (at === -1) return HttpResponse.json({ error: 'no such car' }, { status: 404 });
+        cars[at] = { ...((await request.json()) as { name: string }), id: cars[at]!.id };
+        return HttpResponse.json(cars[at]);
       }),
       http.get('/cars', ({ request }) => HttpResponse.json(cars.filter((car) => car.name === new URL(request.url).searchParams.get('name')))),
     ],
@@ -113,7 +130,12 @@ describe('idem prove on a destination that is not the sandbox', () => {
     const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1'], env, { cwd: dir });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^clean run +pass +rows 3, remote 3 once, requests 6$/m);
-    expect(result.stdout).toMatch(/^request bodies +pass +bodies 6 \(create and update\), no undefined field$/m);
+    expect(result.stdout).toMatch(/^request bodies +pass +bodies 6 \(create and update\), no undefined field, valid for stand-ins\/cars\.ts$/m);
+    // The update path: a copy of the file with one value changed, run by --file: one PUT, no car created.
+    expect(result.stdout).toMatch(
+      /^update: one value changed, sent once +pass +first record, hp: "130" → "131", inserted 0, updated 1, rows changed 1 \(vega chevrolet chevelle malibu\), remote 3 once, updates chevrolet chevelle malibu ×1 once, requests 2, again: noop, requests 0$/m,
+    );
+    expect(result.stdout).toMatch(/^update: kill as the update reaches a destination, rerun +pass +.*, updates chevrolet chevelle malibu ×1 once$/m);
     expect(result.stdout).toMatch(/\npassed: \d+ checks\n$/);
 
     const kit = await startPipelineTest({ pipeline: 'cars', projectDir: dir, databaseUrl: 'sqlite:' });
@@ -134,8 +156,8 @@ describe('idem prove on a destination that is not the sandbox', () => {
     const { dir, file, env } = carsProject(true);
     // The create is right; the update (a changed car) reads a name the row does not have.
     const typo = PIPELINE.replace(
-      "request: (row) => ({ method: 'POST', path: '/cars', body: { name: row.sourceReference, hp: row.values.hp, version: row.version } }),",
-      "request: (row) => ({ method: row.remoteReference ? 'PUT' : 'POST', path: row.remoteReference ? '/cars/' + row.remoteReference : '/cars', body: { name: row.sourceReference, hp: row.remoteReference ? (row.values as Record<string, unknown>).horsepowr : row.values.hp, version: row.version } }),",
+      'body: { name: row.sourceReference, hp: row.values.hp, version: row.version },',
+      'body: { name: row.sourceReference, hp: row.remoteReference ? (row.values as Record<string, unknown>).horsepowr : row.values.hp, version: row.version },',
     );
     expect(typo).not.toBe(PIPELINE);
     writeFileSync(path.join(dir, 'pipelines', 'cars.ts'), typo);
@@ -148,6 +170,21 @@ describe('idem prove on a destination that is not the sandbox', () => {
     expect(line, result.stdout).toBe(
       `request bodies                                     fail    3 problem(s) in 6 bodies: ${['buick skylark 320', 'chevrolet chevelle malibu', 'plymouth satellite'].map(threw).join('; ')}`,
     );
+  });
+
+  it("fails the request bodies check on a body the stand-in's description refuses, naming the field", { timeout: 600_000 }, async () => {
+    const { dir, file, env } = carsProject(true);
+    // A typo in the update's body: the API's description has no "nmae", and misses "name".
+    const typo = PIPELINE.replace(
+      'body: { name: row.sourceReference, hp: row.values.hp, version: row.version },',
+      "body: row.remoteReference ? { nmae: row.sourceReference, hp: row.values.hp, version: row.version } : { name: row.sourceReference, hp: row.values.hp, version: row.version },",
+    );
+    expect(typo).not.toBe(PIPELINE);
+    writeFileSync(path.join(dir, 'pipelines', 'cars.ts'), typo);
+    const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1'], env, { cwd: dir });
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    const line = result.stdout.split('\n').find((l) => l.startsWith('request bodies'));
+    expect(line, result.stdout).toMatch(/^request bodies +fail +6 problem\(s\) in 6 bodies: buick skylark 320 \(cars-api, update\): body\.name Invalid input: expected string, received undefined \(stand-ins\/cars\.ts, update\); buick skylark 320 \(cars-api, update\): body Unrecognized key: "nmae" \(stand-ins\/cars\.ts, update\); chevrolet chevelle malibu \(cars-api, update\): body\.name /);
   });
 
   it('proves an HTTP source pipeline against the source described in stand-ins/stations.ts, without IDEM_SOURCES', { timeout: 600_000 }, async () => {
@@ -183,6 +220,9 @@ export function source() {
     const result = await runIdemChild(['prove', 'stations', '--date', '2027-01-04', '--seed', '1'], env, { cwd: dir });
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^clean run +pass +rows 2$/m);
+    // The update path: the stand-in's handlers wrapped to serve the first station changed.
+    expect(result.stdout).toMatch(/^update: one value changed, sent once +pass +first item, name: "Seattle" → "Seattle \(changed\)", inserted 0, updated 1, rows changed 1 \(noaa KSEA\), again: updated 0$/m);
+    expect(result.stdout).toMatch(/^update: kill at after-upsert, rerun +pass +rows 2 = 2, attempts 2, staging 0, lock free$/m);
 
     const kit = await startPipelineTest({ pipeline: 'stations', projectDir: dir, databaseUrl: 'sqlite:' });
     try {

@@ -113,14 +113,60 @@ describeEachDialect('idem repost: posted records sent again through the ledger, 
     });
   });
 
-  it('refuses what it cannot do: check-before-create (exit 2, why), an unknown destination (exit 2); a held lock exits 75', async ({ task }) => {
+  it.concurrent('check-before-create: looks the record up, then updates it, never creates one; killed -9 at a failpoint and as a PUT reaches the destination, each record updated once', { timeout: 180_000 }, async ({ task }) => {
+    const world = await openFaultWorld(dialect, task.name);
+    try {
+      const env = world.env({ strategy: 'check-before-create' });
+      const first = await runCli(['run', pipeline.name, '--date', '2010-12-01'], env);
+      expect(first.code, first.stdout + first.stderr).toBe(0);
+      const total = (await world.db.knex(pipeline.tables.target).where({ source_reference: REF }).first('total')) as { total: unknown };
+      const expectedTotal = String(world.db.adapter.fromDriverValue(pipeline.columns.total!, total.total));
+      await damage(world, REF);
+
+      // Killed once its update was applied, before the repost completed: the rerun's look-up
+      // finds the record of the repost's version, and sends nothing again.
+      const killed = await runCli([...REPOST, '--reference', REF], { ...env, IDEM_FAILPOINTS: 'before-complete=kill' });
+      expect(killed.signal, killed.stdout + killed.stderr).toBe('SIGKILL');
+      const repaired = world.sandbox.state.records().find((r) => r.reference === REF)!;
+      expect(repaired).toMatchObject({ total: expectedTotal, revision: 3, version: expect.stringMatching(/^[0-9a-f]+#repost-1$/) });
+      await waitForAppLock(world.db, pipeline.name);
+      const resumed = await runCliWhenUnlocked([...REPOST, '--reference', REF], env);
+      expect(resumed.code, resumed.stdout + resumed.stderr).toBe(0);
+      expect(summaryOf(resumed).counts.repost).toEqual({ destination: DESTINATION, resumed: true });
+      expect(world.sandbox.state.stats()).toMatchObject({ records: INVOICES, postRequests: INVOICES, updateRequests: 2 });
+      expect(world.sandbox.state.records().find((r) => r.reference === REF)!.revision).toBe(3);
+      expect(await world.db.knex('post_ledger').where({ run_key: `repost:${DESTINATION}:reference:${REF}` }).select('status', 'remote_reference')).toEqual([{ status: 'posted', remote_reference: repaired.id }]);
+
+      // Every record, killed as the 3rd PUT reaches the destination (it is applied), then the same command again.
+      const child = startCli(REPOST, env);
+      let puts = 0;
+      world.onRequest = (request) => {
+        if (request.method === 'PUT' && ++puts === 3) child.child.kill('SIGKILL');
+      };
+      const cut = await child.done;
+      expect(cut.signal, cut.stdout + cut.stderr).toBe('SIGKILL');
+      world.onRequest = undefined;
+      await waitForAppLock(world.db, pipeline.name);
+      const finished = await runCliWhenUnlocked(REPOST, env);
+      expect(finished.code, finished.stdout + finished.stderr).toBe(0);
+      // One record per invoice, none created by the repost; each updated exactly once by it.
+      expect(world.sandbox.state.stats()).toMatchObject({ records: INVOICES, postRequests: INVOICES, updateRequests: 2 + INVOICES });
+      expect([...revisions(world)].filter(([reference, revision]) => revision !== (reference === REF ? 4 : 2))).toEqual([]);
+      const items = (await world.db.knex('post_ledger').where({ run_key: `repost:${DESTINATION}:all` }).select('status')) as { status: string }[];
+      expect([items.length, items.every((i) => i.status === 'posted')]).toEqual([INVOICES, true]);
+      const again = await runCli(REPOST, env);
+      expect([again.code, summaryOf(again).outcome]).toEqual([0, 'noop']);
+      expect(world.sandbox.state.stats().updateRequests).toBe(2 + INVOICES);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it('refuses what it cannot do: an unknown destination (exit 2), --since with --reference (exit 2); a held lock exits 75', async ({ task }) => {
     const world = await openFaultWorld(dialect, task.name);
     try {
       const first = await runCli(['run', pipeline.name, '--date', '2010-12-01'], world.env());
       expect(first.code, first.stdout + first.stderr).toBe(0);
-      const lookup = await runCli(REPOST, world.env({ strategy: 'check-before-create' }));
-      expect(lookup.code).toBe(2);
-      expect(lookup.stderr).toContain(`destination "${DESTINATION}" uses check-before-create: its look-up finds the record of this version already there, so a repost would send nothing`);
       const unknown = await runCli(['repost', pipeline.name, '--destination', 'nowhere'], world.env());
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain(`pipeline ${pipeline.name} has no destination "nowhere" (it has: ${DESTINATION})`);

@@ -18,7 +18,12 @@ interface MemorySource extends SourceDeclaration {
   readonly items: readonly Record<string, unknown>[];
 }
 
+// idem prove's update checks ask the kind for a changed copy: this kind's runs read the
+// changed list when MEMORY_CARS_CHANGED is set (a module's own kind says how its source changes).
+const changedCopy: SourceKind<MemorySource>['changedCopy'] = async () => ({ change: 'buick skylark 320, hp: 165 → 166', env: { MEMORY_CARS_CHANGED: '1' } });
+
 const memoryKind: SourceKind<MemorySource> = {
+  ...(process.env.MEMORY_CARS_NO_CHANGED_COPY ? {} : { changedCopy }),
   name: 'memory',
   fieldForm: 'json',
   rereadable: false,
@@ -39,7 +44,7 @@ const memoryKind: SourceKind<MemorySource> = {
 
 const items = process.env.MEMORY_CARS_EMPTY ? [] : [
   { name: 'chevrolet chevelle malibu', hp: 130 },
-  { name: 'buick skylark 320', hp: 165 },
+  { name: 'buick skylark 320', hp: process.env.MEMORY_CARS_CHANGED ? 166 : 165 },
   { name: 'plymouth satellite', hp: 150 },
 ];
 
@@ -116,6 +121,16 @@ describe('a source kind of a pipeline module of its own (the SourceKind contract
     const proved = await idem(['prove', 'memory-cars', '--date', DATE, '--seed', '1']);
     expect(proved.code, proved.stdout + proved.stderr).toBe(0);
     expect(proved.stdout).toMatch(/^clean run +pass +rows 3$/m);
+    // The update path, through the kind's changedCopy: one row updated, and so under every kill and the overlap.
+    expect(proved.stdout).toMatch(/^update: one value changed, sent once +pass +buick skylark 320, hp: 165 → 166, inserted 0, updated 1, rows changed 1 \(memory buick skylark 320\), again: updated 0$/m);
+    expect(proved.stdout).toMatch(/^update: kill at mid-upsert, rerun +pass +rows 3 = 3, attempts 2, staging 0, lock free$/m);
+    expect(proved.stdout).toMatch(/^update: two runs at once +pass +exit 0 \+ 75, rows 3 = 3, attempts 1, staging 0, lock free$/m);
+    expect(proved.stdout).toMatch(/\npassed: 22 checks\n$/);
+    // A kind without the capability: the proof says the update path was not proved, and checks nothing of it.
+    const unproved = await idem(['prove', 'memory-cars', '--date', DATE, '--seed', '1'], { MEMORY_CARS_NO_CHANGED_COPY: '1' });
+    expect(unproved.code, unproved.stdout + unproved.stderr).toBe(0);
+    expect(unproved.stdout).toMatch(/^update: one value changed, sent once +skip +the update path was not proved: the source kind memory offers no changed copy \(SourceKind\.changedCopy\)$/m);
+    expect(unproved.stdout).not.toMatch(/^update: kill/m);
 
     const kit = await startPipelineTest({ pipeline: 'memory-cars', projectDir: dir, databaseUrl: 'sqlite:' });
     try {

@@ -139,6 +139,7 @@ export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
   },
   // The replay file is idem's own, written as UTF-8 whatever the source's encoding.
   replay: (source, rows) => ({ text: `${csvLine(source.header ?? [], source.delimiter)}${rows.join('\n')}\n`, source: { ...source, encoding: 'utf-8' } }),
+  changedCopy: async (source, request) => (await import('./changed-csv-copy.ts')).changedCsvCopy(source, request),
   scaffold: {
     flag: { name: 'csv', argument: 'file', description: 'a sample CSV file (header first)' },
     sample: async (file, options) => (await import('./csv-sample.ts')).sampleCsv(file, options),

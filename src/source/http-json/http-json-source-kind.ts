@@ -73,6 +73,7 @@ export const HTTP_JSON_SOURCE_KIND: SourceKind<HttpJsonSource<unknown>> = {
     return readHttpJsonRows(url, { ...source, row: source.row }, quarantine, { ...(options.settings?.headers ? { headers: options.settings.headers } : {}), http, ...(options.onRetry ? { onRetry: options.onRetry } : {}) });
   },
   incremental: (source) => source.incremental,
+  changedCopy: async (source, request) => (await import('./changed-http-json-handlers.ts')).changedHttpJsonHandlers(source, request),
   scaffold: {
     flag: { name: 'json', argument: 'url-or-file', description: 'a sample of an HTTP JSON source: a URL, or a file with its response body' },
     sample: async (location) => (await import('./http-json-sample.ts')).sampleHttpJson(location),
