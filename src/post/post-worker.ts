@@ -20,7 +20,8 @@ export interface PostWorker {
   /**
    * Proves what the process needs besides its claim on an item to send it, immediately before
    * every request: the run, that its app lock is still valid (`AppLock.assertValid`, without a
-   * round trip while it can); a worker, nothing. @throws LockLostError (the run).
+   * round trip while it can), and held, by a round trip before every batch of requests (see
+   * `ProvedSendBatches`); a worker, nothing. @throws LockLostError (the run).
    */
   assertMaySend(): Promise<void>;
 }

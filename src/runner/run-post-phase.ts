@@ -1,6 +1,7 @@
 import type { AppLock } from '../dialect/app-lock.ts';
 import { expireClaimsOf, requeueTransientFailures } from '../ledger/ledger-claims.ts';
 import { postWorkerName, RUN_WORKER_PREFIX, type PostWorker } from '../post/post-worker.ts';
+import { ProvedSendBatches } from '../post/proved-send-batches.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
 import { sharePostStage } from '../post/share-post-stage.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
@@ -37,7 +38,8 @@ async function expireEarlierRunClaims(ctx: RunContext, request: RunRequest, lock
  * then `job_runs` enters its `post` stage, from which `idem work` processes may join
  * (`hooks.onPostStage`), and this process posts its share and waits, lock held, until the run is
  * finished by whichever process posts the last item (see `sharePostStage`). Before every request
- * it proves its lock still valid (`AppLock.assertValid`).
+ * it proves its lock still valid (`AppLock.assertValid`), and before every batch of at most
+ * `SEND_BATCH_MAX` requests held by a round trip (`AppLock.assertHeld`, see `ProvedSendBatches`).
  * @returns `completed`; `unavailable` when the only open items failed transiently (the destination
  *   stayed unavailable through every retry: a rerun later retries them); else `needs-review` when
  *   items are failed or in review.
@@ -52,7 +54,9 @@ export async function runPostPhase(
   const { pipeline, runKey } = request;
   const { lock, report } = run;
   const now = isoClock(ctx);
-  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => lock.assertValid() };
+  // Requests leave in batches, each proved by a round trip (docs/scaling.md, "A process's right to send").
+  const batches = new ProvedSendBatches(() => lock.assertHeld(), () => lock.assertValid());
+  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => batches.admit() };
   await lock.assertHeld();
   const expired = await expireEarlierRunClaims(ctx, request, lock, worker);
   const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
