@@ -30,8 +30,9 @@ export interface LedgerChange {
 
 /**
  * Records a state change of one item and ends its claim (see `LedgerChange.requestMayLand`).
- * With `claimToken`, only while the item still carries that token.
- * @returns the number of rows changed (0 or 1).
+ * With `claimToken`, only while the item still carries that token. A change to `review` clears
+ * the token: every claim on the item is over, and only an operator changes it now.
+ * @returns the number of rows changed (0 or 1; 0 with `claimToken`: the write was refused).
  */
 export async function updateLedgerItem(q: Queryable, id: number, change: LedgerChange): Promise<number> {
   const now = ledgerInstant(q, change.nowIso);
@@ -42,6 +43,7 @@ export async function updateLedgerItem(q: Queryable, id: number, change: LedgerC
         status: change.status,
         updated_at: now,
         claim_expires_at: change.requestMayLand ? databaseInstant(q) : null,
+        ...(change.status === 'review' ? { claim_token: null } : {}),
         ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
         ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
         ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
@@ -72,7 +74,8 @@ export const MAX_BATCH_CHANGES = 100;
  * of one per item: on a loaded machine each round trip costs more than the statement. `updated_at` (and `posted_at` of posted items) is
  * the batch's latest `nowIso`. At most {@link MAX_BATCH_CHANGES} changes (SQL Server takes at
  * most 2100 parameters a statement).
- * @returns the number of rows changed.
+ * @returns the number of rows changed (fewer than `changes`: the others were refused, no longer
+ *   carrying `claimToken`).
  * @throws Error for more than {@link MAX_BATCH_CHANGES} changes.
  */
 export async function updateLedgerItems(q: Queryable, changes: readonly (readonly [number, LedgerChange])[], claimToken: string): Promise<number> {
@@ -98,6 +101,9 @@ export async function updateLedgerItems(q: Queryable, changes: readonly (readonl
     }
     set[columnName] = q.knex.raw(`case id ${given.map(() => 'when ? then ?').join(' ')} else ${columnName} end`, given.flatMap(([id, c]) => [id, c[field] as Knex.Value]));
   }
+  // Review ends every claim on an item (see `updateLedgerItem`).
+  const review = changes.filter(([, c]) => c.status === 'review').map(([id]) => id);
+  if (review.length > 0) set.claim_token = q.knex.raw(`case when id in (${review.map(() => '?').join(', ')}) then null else claim_token end`, review);
   const posted = changes.filter(([, c]) => c.status === 'posted').map(([id]) => id);
   if (posted.length === changes.length) set.posted_at = now;
   else if (posted.length > 0) set.posted_at = q.knex.raw(`case when id in (${posted.map(() => '?').join(', ')}) then ? else posted_at end`, [...posted, now]);
