@@ -16,7 +16,8 @@
  * | `usage`        | 2    | usage or configuration error: bad flag, unknown pipeline, bad setting    |
  * | `needs-review` | 3    | a person must act: ledger items in `review`, or terminal (4xx) failures  |
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
- * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
+ * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable (job_runs  |
+ * |                |      | `unavailable` when only transient failures are left after a post stage)  |
  *
  * 75 is `EX_TEMPFAIL` from BSD's sysexits.h ("temporary failure … the user is invited to retry
  * the operation later").

@@ -39,7 +39,7 @@ export interface SharePostStageArgs {
  * item is posted, whichever process posts it, and never before.
  *
  * @returns this process's post counts and the run's state: `done` with `completed` or
- *   `needs_review`, or (for a worker only) `started` when the attempt it helped was replaced by a
+ *   `unavailable` or `needs_review`, or (for a worker only) `started` when the attempt it helped was replaced by a
  *   new one before the end.
  * @throws what `postStage` throws (the run: LockLostError), and database errors.
  */

@@ -40,9 +40,9 @@ async function expireEarlierRunClaims(ctx: RunContext, request: RunRequest, lock
  * finished by whichever process posts the last item (see `sharePostStage`). Before every request
  * it proves its lock still valid (`AppLock.assertValid`), and before every batch of at most
  * `SEND_BATCH_MAX` requests held by a round trip (`AppLock.assertHeld`, see `ProvedSendBatches`).
- * @returns `completed`; `unavailable` when the only open items failed transiently (the destination
- *   stayed unavailable through every retry: a rerun later retries them); else `needs-review` when
- *   items are failed or in review.
+ * @returns the outcome `job_runs` holds (see `postedRunStatus`): `completed`; `unavailable` when
+ *   the only open items failed transiently (the destination stayed unavailable through every
+ *   retry: a rerun later retries them); `needs-review` when items are in review or failed terminally.
  * @throws LockLostError when the lock is gone before a durable step or a request, and database errors.
  */
 export async function runPostPhase(
@@ -77,12 +77,13 @@ export async function runPostPhase(
       await lock.assertHeld();
     },
   });
+  // The outcome is what job_runs says now (whichever process wrote it), so the two never differ.
+  if (state.status === 'unavailable') {
+    report.counts.ledger = state.ledger;
+    return { outcome: 'unavailable', message: `run not finished: ${state.ledger.transient} item(s) failed transiently, the destination stayed unavailable through every retry; a rerun later retries them` };
+  }
   if (state.status === 'needs_review') {
     report.counts.ledger = state.ledger;
-    const { failed, review, transient } = state.ledger;
-    if (review === 0 && failed === transient) {
-      return { outcome: 'unavailable', message: `run not finished: ${transient} item(s) failed transiently, the destination stayed unavailable through every retry; a rerun later retries them` };
-    }
     return { outcome: 'needs-review', message: `run done, but ${state.ledger.failed} item(s) failed and ${state.ledger.review} are in review: see idem review ${pipeline.name}` };
   }
   return { outcome: 'completed', message: state.wroteIt ? 'run completed' : 'run completed (the last item was posted by an idem work process)' };

@@ -1,9 +1,11 @@
 /**
  * A `job_runs` row's status: `started` (an attempt is working, or crashed), `completed` (every
- * side effect durable, every ledger item posted), `needs_review` (done, but ledger items are
- * `failed` or in `review`: an operator acts, a rerun retries transient failures), `failed`.
+ * side effect durable, every ledger item posted), `unavailable` (done, but items failed
+ * transiently, the destination unavailable through every retry, and nothing else is open: retry
+ * later, a rerun sends them again; exit 75), `needs_review` (done, but ledger items are in
+ * `review` or failed terminally: an operator acts; exit 3), `failed`.
  */
-export type JobRunStatus = 'started' | 'completed' | 'needs_review' | 'failed';
+export type JobRunStatus = 'started' | 'completed' | 'unavailable' | 'needs_review' | 'failed';
 
 /** One `job_runs` row, as idem reads it. Instants are ISO UTC strings. */
 export interface JobRun {

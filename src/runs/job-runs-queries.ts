@@ -119,7 +119,7 @@ export async function enterPostStage(db: Database, attempt: JobRunAttempt, args:
 }
 
 /**
- * Writes the end of a run whose post stage is done (`completed` or `needs_review`), once: only
+ * Writes the end of a run whose post stage is done (`completed`, `unavailable` or `needs_review`), once: only
  * while the attempt is the row's latest, `started` and posting, so when several processes share
  * the post stage exactly one of them writes it and the others see it done. This is where every
  * run becomes `completed` (with or without destinations): an incremental source's mark moves in
@@ -129,7 +129,7 @@ export async function enterPostStage(db: Database, attempt: JobRunAttempt, args:
 export function completePostedJobRun(
   db: Database,
   attempt: JobRunAttempt,
-  args: { status: Extract<JobRunStatus, 'completed' | 'needs_review'>; counts: Record<string, unknown>; now: string },
+  args: { status: Extract<JobRunStatus, 'completed' | 'unavailable' | 'needs_review'>; counts: Record<string, unknown>; now: string },
 ): Promise<boolean> {
   const where = { ...liveAttempt(attempt), stage: 'post' };
   if (args.status !== 'completed') return endJobRun(db, where, args);
@@ -142,16 +142,17 @@ export function completePostedJobRun(
 }
 
 /**
- * Completes a run key left `needs_review` once an operator has resolved its last open ledger
- * item (`idem review --mark-posted`): `completed`, finished now; its counts stay as the run wrote
- * them; its source mark moves.
- * @returns whether this call completed it (false: the run key is not in `needs_review`).
+ * Completes a run key left `needs_review` (or `unavailable`) once an operator has resolved its
+ * last open ledger item (`idem review --mark-posted`): `completed`, finished now; its counts stay
+ * as the run wrote them; its source mark moves.
+ * @returns whether this call completed it (false: the run key is in neither status).
  */
 export async function completeReviewedJobRun(db: Database, args: { jobName: string; runKey: string; now: string }): Promise<boolean> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
   return db.knex.transaction(async (trx) => {
     const updated = await trx('job_runs')
-      .where({ job_name: args.jobName, run_key: args.runKey, status: 'needs_review' })
+      .where({ job_name: args.jobName, run_key: args.runKey })
+      .whereIn('status', ['needs_review', 'unavailable'])
       .update({ status: 'completed', updated_at: now, finished_at: now });
     // With the run, its source mark (see `completePostedJobRun`).
     if (updated === 1) await moveSourceMark({ knex: trx, adapter: db.adapter }, args);

@@ -22,7 +22,8 @@ export async function runView(ctx: UiContext, args: { jobName: string; runKey: s
   const ended =
     run.status === 'started'
       ? state.state === 'dead' ? `not recorded: it died (${state.why})` : 'still running'
-      : run.status === 'failed' ? 'failed' : run.status === 'needs_review' ? 'done; ledger items need an operator' : 'completed';
+      : run.status === 'failed' ? 'failed' : run.status === 'needs_review' ? 'done; ledger items need an operator'
+      : run.status === 'unavailable' ? 'not finished: items failed transiently (the destination stayed unavailable); a rerun later retries them' : 'completed';
   const earlier = run.attempts - 1;
   const quarantined = await countQuarantine(ctx.db, { jobName, runKey });
   const quarantine = await listQuarantine(ctx.db, { jobName, runKey, limit: PAGE_SIZE + 1, offset: (args.quarantinePage - 1) * PAGE_SIZE });

@@ -81,6 +81,9 @@ export async function statusCommand(name: string | undefined, options: { date?: 
       const failedRuns = view.filter((r) => r.status === 'failed' && r.error);
       if (failedRuns.length > 0) out += '\n';
       for (const r of failedRuns) out += `${r.jobName} ${r.runKey} failed: ${escapeControlCharacters(r.error!.split('\n')[0]!)}\n`;
+      const unavailable = view.filter((r) => r.status === 'unavailable');
+      if (unavailable.length > 0 && failedRuns.length === 0) out += '\n';
+      for (const r of unavailable) out += `${r.jobName} ${r.runKey} unavailable: items failed transiently (the destination stayed unavailable through every retry); run it again later\n`;
       for (const [job, { review, failed }] of Object.entries(operator)) {
         out += `\n${job}: ${review} item(s) in review, ${failed} failed — see idem review ${job}\n`;
       }
