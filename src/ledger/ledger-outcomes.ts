@@ -26,6 +26,18 @@ export interface LedgerChange {
    * (see `ResolvedDestination.takeoverGraceMs`), when that request can no longer land.
    */
   readonly requestMayLand?: boolean;
+  /**
+   * With `review`: the remote references of the records a look-up found at the destination for
+   * the item's record, more than one (`post_ledger.remote_duplicates`, a JSON array). A change to
+   * any status but `review` clears them: the operator resolved the duplicate.
+   */
+  readonly remoteDuplicates?: readonly string[];
+}
+
+/** The `remote_duplicates` column's value for a change: set with `review`, cleared otherwise. */
+function remoteDuplicatesValue(change: LedgerChange): string | null | undefined {
+  if (change.remoteDuplicates !== undefined) return JSON.stringify(change.remoteDuplicates);
+  return change.status === 'review' ? undefined : null;
 }
 
 /**
@@ -44,6 +56,7 @@ export async function updateLedgerItem(q: Queryable, id: number, change: LedgerC
         updated_at: now,
         claim_expires_at: change.requestMayLand ? databaseInstant(q) : null,
         ...(change.status === 'review' ? { claim_token: null } : {}),
+        ...(remoteDuplicatesValue(change) === undefined ? {} : { remote_duplicates: remoteDuplicatesValue(change) }),
         ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
         ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
         ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
@@ -104,6 +117,11 @@ export async function updateLedgerItems(q: Queryable, changes: readonly (readonl
   // Review ends every claim on an item (see `updateLedgerItem`).
   const review = changes.filter(([, c]) => c.status === 'review').map(([id]) => id);
   if (review.length > 0) set.claim_token = q.knex.raw(`case when id in (${review.map(() => '?').join(', ')}) then null else claim_token end`, review);
+  // Claimed items come from `pending`, which never holds duplicates: only new ones are written.
+  const duplicates = changes.filter(([, c]) => c.remoteDuplicates !== undefined);
+  if (duplicates.length > 0) {
+    set.remote_duplicates = q.knex.raw(`case id ${duplicates.map(() => 'when ? then ?').join(' ')} else remote_duplicates end`, duplicates.flatMap(([id, c]) => [id, JSON.stringify(c.remoteDuplicates)]));
+  }
   const posted = changes.filter(([, c]) => c.status === 'posted').map(([id]) => id);
   if (posted.length === changes.length) set.posted_at = now;
   else if (posted.length > 0) set.posted_at = q.knex.raw(`case when id in (${posted.map(() => '?').join(', ')}) then ? else posted_at end`, [...posted, now]);
