@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/queryable.ts';
 import { LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow, type LedgerStatus } from './ledger-item.ts';
+import { databaseInstant } from './ledger-write.ts';
 import { newerPostedVersion } from './newer-posted-version.ts';
 
 /** The ledger rows a run's post stage sends to one destination: `pending`, and `failed` transiently. */
@@ -82,4 +83,18 @@ export async function countItemsNeedingOperator(q: Queryable, jobName?: string):
     counts.duplicatesAtDestination += Number(row.duplicates ?? 0);
   }
   return out;
+}
+
+/**
+ * A run key's items `pending` or `sending` under a live claim (by the database's clock) of a
+ * process whose `claimed_by` starts with `prefix` (`worker ` for `idem work` processes).
+ */
+export async function countLiveClaims(q: Queryable, args: { jobName: string; runKey: string; prefix: string }): Promise<number> {
+  const rows = (await q.knex(LEDGER)
+    .where({ job_name: args.jobName, run_key: args.runKey })
+    .whereIn('status', ['pending', 'sending'])
+    .where('claimed_by', 'like', `${args.prefix}%`)
+    .where('claim_expires_at', '>', databaseInstant(q))
+    .count({ n: '*' })) as { n: number | string }[];
+  return Number(rows[0]?.n ?? 0);
 }

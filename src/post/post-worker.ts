@@ -28,6 +28,8 @@ export interface PostWorker {
 
 /** The prefix of every run's {@link PostWorker} name. */
 export const RUN_WORKER_PREFIX = 'run ';
+/** The prefix of every `idem work` process's {@link PostWorker} name. */
+export const WORK_WORKER_PREFIX = 'worker ';
 
 /**
  * A fresh {@link PostWorker} name for this process, at most 300 characters (the column's size).

@@ -4,6 +4,7 @@ import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { loadStandInHandlers } from '../project/load-stand-in-handlers.ts';
 import { startSandboxApi } from '../sandbox/start-sandbox-api.ts';
 import type { SandboxFault } from '../sandbox/sandbox-fault.ts';
+import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import { startHandlerStandIn } from './handler-stand-in.ts';
 
 /** What the stand-ins hold: records per destination and reference. */
@@ -24,6 +25,12 @@ export interface DestinationStandIns {
   readonly env: string;
   /** The destinations stood in by idem's sandbox, not described in `stand-ins/<pipeline>.ts`. */
   readonly sandboxed: readonly string[];
+  /**
+   * The destinations whose strategy sends idempotency keys (`sendsIdempotencyKey`), each with
+   * whether its stand-in honours them (idem's sandbox does; a described API as it declares, see
+   * `StandInHandlers.honoursIdempotencyKeys`).
+   */
+  readonly keyed: readonly { readonly destination: string; readonly honoured: boolean }[];
   /** API requests received so far, every method. */
   requests(): number;
   /** Writes received so far: `POST` at a sandbox, `POST`/`PUT`/`PATCH` at a described API. */
@@ -68,8 +75,10 @@ export async function startDestinationStandIns(
   const started = new Map<string, StandIn>();
   const settings: Record<string, unknown> = {};
   const sandboxed: string[] = [];
+  const keyed: { destination: string; honoured: boolean }[] = [];
   const standIns: DestinationStandIns = {
     sandboxed,
+    keyed,
     get env() {
       return JSON.stringify(settings);
     },
@@ -104,9 +113,11 @@ export async function startDestinationStandIns(
       const deployed = config.destinations[destination.name];
       const strategy = deployed?.strategy ?? destination.strategy;
       const handlers = described?.destinations[destination.name];
+      const honoursKeys = !handlers || described?.honoursIdempotencyKeys[destination.name] !== false;
+      if (postStrategyOf(strategy).sendsIdempotencyKey) keyed.push({ destination: destination.name, honoured: honoursKeys });
       let standIn: StandIn;
       if (handlers) {
-        const wrapped = await startHandlerStandIn({ pipeline, destination, strategy, handlers, withDatabase });
+        const wrapped = await startHandlerStandIn({ pipeline, destination, strategy, handlers, honoursKeys, withDatabase });
         wrapped.onWrite = () => standIns.onPost?.();
         standIn = { ...wrapped, url: wrapped.url, byReference: () => wrapped.recordsByReference() };
       } else {

@@ -52,6 +52,8 @@ export interface ProveCase {
   readonly standIns: DestinationStandIns;
   /** `run PIPELINE --date D` (or `--file PATH`) and `--triggered-by`. */
   readonly runArgs: readonly string[];
+  /** The run key as `job_runs` and the ledger hold it. */
+  readonly runKey: string;
   /** A child's environment, with extra settings (e.g. `IDEM_FAILPOINTS`). */
   env(extra?: Readonly<Record<string, string>>): Record<string, string>;
   inspect(): Promise<CaseState>;
@@ -109,6 +111,7 @@ export async function withProveCase<T>(target: ProveTarget, work: (c: ProveCase)
       pipeline,
       standIns,
       runArgs: ['run', pipeline.name, ...(runKey.kind === 'date' ? ['--date', runKey.businessDate] : ['--file', runKey.file]), '--triggered-by', 'idem prove'],
+      runKey: runKey.value,
       env: (extra = {}) => ({
         ...inherited,
         DATABASE_URL: databaseUrl,

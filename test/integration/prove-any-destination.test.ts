@@ -42,6 +42,7 @@ export const pipeline = definePipeline({
         return current?.version === row.version ? String(current.id) : undefined;
       },
       exists: (body) => (body as unknown[]).length > 0,
+      references: (body) => (body as { id: number }[]).map((car) => String(car.id)),
     },
     settleDelayMs: 100,
   }],

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import pg from 'pg';
 import { LockLostError } from '../../errors/lock-lost-error.ts';
 import type { AppLock, AppLockAttempt, AppLockRequest } from '../app-lock.ts';
@@ -26,6 +27,15 @@ const HOLDERS_SQL = `
  * trip can be (not a read of `pg_locks`).
  */
 const HELD_SQL = 'select 1';
+
+/**
+ * Ends the session holding the app lock `name` in this database (see `DialectAdapter.endAppLockHolder`).
+ * @returns whether one was ended.
+ */
+export async function endPostgresAppLockHolder(knex: Knex, name: string): Promise<boolean> {
+  const { rows } = (await knex.raw(`select pg_terminate_backend(l.pid) as ok from pg_locks l where ${GRANTED_LOCK.replaceAll('$1', '?')}`, [name, name])) as { rows: { ok: boolean }[] };
+  return rows.some((row) => row.ok);
+}
 
 /** Lock sessions at most open at once in one process (one per lock held at the same time). */
 const LOCK_SESSIONS_MAX = 10;
