@@ -48,6 +48,7 @@ function remoteDuplicatesValue(change: LedgerChange): string | null | undefined 
  */
 export async function updateLedgerItem(q: Queryable, id: number, change: LedgerChange): Promise<number> {
   const now = ledgerInstant(q, change.nowIso);
+  const duplicates = remoteDuplicatesValue(change);
   return ledgerWrite(q, () =>
     q.knex(LEDGER)
       .where({ id, ...(change.claimToken === undefined ? {} : { claim_token: change.claimToken }) })
@@ -56,7 +57,7 @@ export async function updateLedgerItem(q: Queryable, id: number, change: LedgerC
         updated_at: now,
         claim_expires_at: change.requestMayLand ? databaseInstant(q) : null,
         ...(change.status === 'review' ? { claim_token: null } : {}),
-        ...(remoteDuplicatesValue(change) === undefined ? {} : { remote_duplicates: remoteDuplicatesValue(change) }),
+        ...(duplicates === undefined ? {} : { remote_duplicates: duplicates }),
         ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
         ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
         ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),

@@ -3,7 +3,7 @@ import { selectItemsNeedingOperator } from '../ledger/ledger-reports.ts';
 import { EXIT_CODES } from '../outcome/outcome.ts';
 import { retryReviewItem } from '../post/resolve-review-item.ts';
 import { endAsAnOperatorWould } from './end-as-an-operator-would.ts';
-import { exitDisagreesWithJobRun } from './exit-agrees-with-job-run.ts';
+import { exitDisagreesWithJobRun } from './exit-disagrees-with-job-run.ts';
 import type { ProveCheckOutcome } from './prove-check.ts';
 import type { ProveCase } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';

@@ -3,7 +3,7 @@ import { countLiveClaims } from '../ledger/ledger-reports.ts';
 import { WORK_WORKER_PREFIX } from '../post/post-worker.ts';
 import { describeChildEnd } from './describe-child-end.ts';
 import { endAsAnOperatorWould } from './end-as-an-operator-would.ts';
-import { exitDisagreesWithJobRun } from './exit-agrees-with-job-run.ts';
+import { exitDisagreesWithJobRun } from './exit-disagrees-with-job-run.ts';
 import type { ProveCheckOutcome } from './prove-check.ts';
 import type { ProveCase } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';
