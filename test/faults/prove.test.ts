@@ -10,8 +10,8 @@ import { PRODUCTS_PIPELINE, sourcesEnv, startSandbox } from '../helpers/sandbox.
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
 const BROKEN_PROJECT = path.join(PROJECT_DIR, 'test', 'fixtures', 'broken-project');
-// A full proof runs the CLI about 27 times; on a busy 2-CPU machine that takes a minute or two.
-const PROOF_TIMEOUT_MS = 300_000;
+// A full proof runs the CLI about 40 times; on a busy 2-CPU machine that takes several minutes.
+const PROOF_TIMEOUT_MS = 900_000;
 
 /** The rows of the `idem prove` table: check → [result, counts]. */
 function proveTable(stdout: string): Map<string, [string, string]> {
