@@ -34,22 +34,30 @@ export class ProvedSendBatches {
   }
 
   /**
-   * Waits until one more request may leave: the lock's check, and a place in a proved batch
-   * (proving the lock first when the batch is used up).
+   * Proves the lock by a round trip now and grants a new batch (the run calls it as its post
+   * stage begins, so the first requests do not wait for a proof together).
+   * @throws LockLostError (what `prove` throws) when the lock is lost.
+   */
+  prove(): Promise<void> {
+    this.#proving ??= this.#prove()
+      .then(() => {
+        this.#left = this.#size;
+      })
+      .finally(() => {
+        this.#proving = undefined;
+      });
+    return this.#proving;
+  }
+
+  /**
+   * Waits until one more request may leave: a place in a proved batch (proving the lock first
+   * when the batch is used up), then the lock's check without a round trip, last, just before
+   * the request leaves.
    * @throws LockLostError (what `check` or `prove` throws) when the lock is lost.
    */
   async admit(): Promise<void> {
-    await this.#check();
-    while (this.#left === 0) {
-      this.#proving ??= this.#prove()
-        .then(() => {
-          this.#left = this.#size;
-        })
-        .finally(() => {
-          this.#proving = undefined;
-        });
-      await this.#proving;
-    }
+    while (this.#left === 0) await this.prove();
     this.#left -= 1;
+    await this.#check();
   }
 }

@@ -57,7 +57,8 @@ export async function runPostPhase(
   // Requests leave in batches, each proved by a round trip (docs/scaling.md, "A process's right to send").
   const batches = new ProvedSendBatches(() => lock.assertHeld(), () => lock.assertValid());
   const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => batches.admit() };
-  await lock.assertHeld();
+  // The lock proved as the post stage begins; the proof grants the first batch.
+  await batches.prove();
   const expired = await expireEarlierRunClaims(ctx, request, lock, worker);
   const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
   if (expired + requeued > 0) report.log.info({ stage: 'post', expired, requeued }, `post: ${expired} claim(s) of an earlier run ended, ${requeued} transient failure(s) to retry`);
