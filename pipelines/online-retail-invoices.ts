@@ -96,6 +96,8 @@ export const pipeline = definePipeline({
         return current?.version === row.version ? current.id : undefined;
       },
       exists: (body) => (body as { data: unknown[] }).data.length > 0,
+      // One record per invoice: two with its reference are a duplicate (a create applied late).
+      references: (body) => (body as { data: { id: string }[] }).data.map((record) => record.id),
     },
     // The API documents its 429 (rate limit) and 503 answers as "nothing was processed".
     notApplied: ({ status }) => status === 429 || status === 503,

@@ -80,6 +80,17 @@ export interface DestinationLookup<Values = Readonly<Record<string, unknown>>> {
    * item is sent again. @defaultValue none: every record `find` does not find counts as `missing`
    */
   exists?(responseBody: unknown, row: PostedRow<Values>): boolean;
+  /**
+   * The remote references of every record the answer holds as this row's record at the
+   * destination: for an API that keeps one record per business key, every record of the row's
+   * reference. More than one means the destination holds the record twice (a create it applied
+   * after the settle delay, when a second one had been sent: the documented bound of
+   * check-before-create), so whenever a look-up (before a send, or by `--force-reconcile`) finds
+   * more than one, the item goes to `review` with all of them, nothing is sent, and `idem status`
+   * counts it among the duplicates at the destination (docs/operating.md, "Duplicates at the
+   * destination"). @defaultValue none: a duplicate is not detected
+   */
+  references?(responseBody: unknown, row: PostedRow<Values>): readonly string[];
 }
 
 /** An error answer of the destination (status ≥ 400), as `DestinationDefinition.notApplied` judges it. */

@@ -68,6 +68,17 @@ export interface DialectAdapter {
    */
   tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt>;
   /**
+   * Takes the app lock `name` away from the process holding it, the way a database loses it
+   * under a run: the server ends the holder's session (PostgreSQL `pg_terminate_backend` of the
+   * backend holding the advisory lock, MySQL/MariaDB `KILL` of the connection `IS_USED_LOCK`
+   * names, SQL Server `KILL` of the session holding the APPLICATION lock); SQLite deletes the
+   * lease row, as if another process had taken it. For `idem prove`'s lost-lock check; never
+   * called by a run. Needs the rights to end another session (PostgreSQL: the same role or
+   * `pg_signal_backend`; MySQL: `CONNECTION_ADMIN` for another user's).
+   * @returns whether a holder was found and ended.
+   */
+  endAppLockHolder(knex: Knex, name: string): Promise<boolean>;
+  /**
    * Ends what the adapter opened besides knex's pool: PostgreSQL's kept lock sessions (a session
    * kept for the next lock cycle would otherwise stay connected to the database for a few
    * seconds after it is closed, and keep it from being renamed or dropped). Called by

@@ -88,8 +88,10 @@ export async function markItemSending(q: Queryable, args: { id: number; token: s
  * lapsed at least `graceMs` ago) to `review`: a crash, kill or long pause mid-request under
  * mark-before-send (the request may have reached the destination, so it is never resent
  * blindly). An item `sending` under a live claim belongs to a live process and is left alone.
- * `claimed_by` and the claim token stay, so the operator sees who was sending, and that
- * process's late outcome (it did get an answer) still lands.
+ * Moving it ends every older claim on it: its claim token is cleared, so the process that was
+ * sending, should it resume and get its answer, has its outcome refused (see `updateLedgerItem`):
+ * an item in review changes only by an operator's `idem review`, who may already have retried it.
+ * `claimed_by` stays, so the operator sees who was sending.
  * @returns the number of items moved.
  */
 export async function moveInterruptedToReview(q: Queryable, args: { jobName: string; runKey: string; destination: string; graceMs: number; nowIso: string }): Promise<number> {
@@ -100,6 +102,7 @@ export async function moveInterruptedToReview(q: Queryable, args: { jobName: str
       .update({
         status: 'review',
         claim_expires_at: null,
+        claim_token: null,
         last_error: 'interrupted while sending: the request may have reached the destination',
         updated_at: ledgerInstant(q, args.nowIso),
       }),

@@ -16,6 +16,10 @@ const FLUSH_ITEMS = MAX_BATCH_CHANGES;
  *
  * One at a time (`batched: false`): every outcome is committed before {@link record} resolves.
  * mark-before-send needs it: an item left `sending` by a crash goes to review.
+ *
+ * An outcome written under a claim token the item no longer carries (its claim was taken over,
+ * or the item was moved to review meanwhile) changes nothing: it is refused, and `onRefused` is
+ * told how many were (with the item's id when written one at a time).
  */
 export class LedgerOutcomeWriter {
   readonly #q: Queryable;
@@ -23,10 +27,12 @@ export class LedgerOutcomeWriter {
   #buffer: [number, LedgerChange][] = [];
   #writing: Promise<void> = Promise.resolve();
   #failed: Error | undefined;
+  readonly #onRefused: (items: number, id?: number) => void;
 
-  constructor(q: Queryable, options: { batched: boolean }) {
+  constructor(q: Queryable, options: { batched: boolean; onRefused?: (items: number, id?: number) => void }) {
     this.#q = q;
     this.#batched = options.batched;
+    this.#onRefused = options.onRefused ?? (() => undefined);
   }
 
   /**
@@ -38,7 +44,8 @@ export class LedgerOutcomeWriter {
    */
   async record(id: number, change: LedgerChange): Promise<void> {
     if (!this.#batched) {
-      await updateLedgerItem(this.#q, id, change);
+      const written = await updateLedgerItem(this.#q, id, change);
+      if (written === 0 && change.claimToken !== undefined) this.#onRefused(1, id);
       return;
     }
     if (this.#failed) throw this.#failed;
@@ -78,7 +85,9 @@ export class LedgerOutcomeWriter {
       const claimed = batch.filter(([, change]) => change.claimToken !== undefined);
       const unclaimed = batch.filter(([, change]) => change.claimToken === undefined);
       for (const claimToken of new Set(claimed.map(([, change]) => change.claimToken!))) {
-        await updateLedgerItems(this.#q, claimed.filter(([, change]) => change.claimToken === claimToken), claimToken);
+        const changes = claimed.filter(([, change]) => change.claimToken === claimToken);
+        const written = await updateLedgerItems(this.#q, changes, claimToken);
+        if (written < changes.length) this.#onRefused(changes.length - written);
       }
       if (unclaimed.length > 0) {
         await retryLockConflict(this.#q.adapter, () =>

@@ -26,15 +26,29 @@ export interface LedgerChange {
    * (see `ResolvedDestination.takeoverGraceMs`), when that request can no longer land.
    */
   readonly requestMayLand?: boolean;
+  /**
+   * With `review`: the remote references of the records a look-up found at the destination for
+   * the item's record, more than one (`post_ledger.remote_duplicates`, a JSON array). A change to
+   * any status but `review` clears them: the operator resolved the duplicate.
+   */
+  readonly remoteDuplicates?: readonly string[];
+}
+
+/** The `remote_duplicates` column's value for a change: set with `review`, cleared otherwise. */
+function remoteDuplicatesValue(change: LedgerChange): string | null | undefined {
+  if (change.remoteDuplicates !== undefined) return JSON.stringify(change.remoteDuplicates);
+  return change.status === 'review' ? undefined : null;
 }
 
 /**
  * Records a state change of one item and ends its claim (see `LedgerChange.requestMayLand`).
- * With `claimToken`, only while the item still carries that token.
- * @returns the number of rows changed (0 or 1).
+ * With `claimToken`, only while the item still carries that token. A change to `review` clears
+ * the token: every claim on the item is over, and only an operator changes it now.
+ * @returns the number of rows changed (0 or 1; 0 with `claimToken`: the write was refused).
  */
 export async function updateLedgerItem(q: Queryable, id: number, change: LedgerChange): Promise<number> {
   const now = ledgerInstant(q, change.nowIso);
+  const duplicates = remoteDuplicatesValue(change);
   return ledgerWrite(q, () =>
     q.knex(LEDGER)
       .where({ id, ...(change.claimToken === undefined ? {} : { claim_token: change.claimToken }) })
@@ -42,6 +56,8 @@ export async function updateLedgerItem(q: Queryable, id: number, change: LedgerC
         status: change.status,
         updated_at: now,
         claim_expires_at: change.requestMayLand ? databaseInstant(q) : null,
+        ...(change.status === 'review' ? { claim_token: null } : {}),
+        ...(duplicates === undefined ? {} : { remote_duplicates: duplicates }),
         ...(change.attempts === undefined ? {} : { attempts: change.attempts }),
         ...(change.failureKind === undefined ? {} : { failure_kind: change.failureKind }),
         ...(change.remoteReference === undefined ? {} : { remote_reference: change.remoteReference }),
@@ -72,7 +88,8 @@ export const MAX_BATCH_CHANGES = 100;
  * of one per item: on a loaded machine each round trip costs more than the statement. `updated_at` (and `posted_at` of posted items) is
  * the batch's latest `nowIso`. At most {@link MAX_BATCH_CHANGES} changes (SQL Server takes at
  * most 2100 parameters a statement).
- * @returns the number of rows changed.
+ * @returns the number of rows changed (fewer than `changes`: the others were refused, no longer
+ *   carrying `claimToken`).
  * @throws Error for more than {@link MAX_BATCH_CHANGES} changes.
  */
 export async function updateLedgerItems(q: Queryable, changes: readonly (readonly [number, LedgerChange])[], claimToken: string): Promise<number> {
@@ -97,6 +114,14 @@ export async function updateLedgerItems(q: Queryable, changes: readonly (readonl
       continue;
     }
     set[columnName] = q.knex.raw(`case id ${given.map(() => 'when ? then ?').join(' ')} else ${columnName} end`, given.flatMap(([id, c]) => [id, c[field] as Knex.Value]));
+  }
+  // Review ends every claim on an item (see `updateLedgerItem`).
+  const review = changes.filter(([, c]) => c.status === 'review').map(([id]) => id);
+  if (review.length > 0) set.claim_token = q.knex.raw(`case when id in (${review.map(() => '?').join(', ')}) then null else claim_token end`, review);
+  // Claimed items come from `pending`, which never holds duplicates: only new ones are written.
+  const duplicates = changes.filter(([, c]) => c.remoteDuplicates !== undefined);
+  if (duplicates.length > 0) {
+    set.remote_duplicates = q.knex.raw(`case id ${duplicates.map(() => 'when ? then ?').join(' ')} else remote_duplicates end`, duplicates.flatMap(([id, c]) => [id, JSON.stringify(c.remoteDuplicates)]));
   }
   const posted = changes.filter(([, c]) => c.status === 'posted').map(([id]) => id);
   if (posted.length === changes.length) set.posted_at = now;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../db/queryable.ts';
 import { LEDGER_TABLE as LEDGER, toLedgerItem, type LedgerItem, type LedgerRow, type LedgerStatus } from './ledger-item.ts';
+import { databaseInstant } from './ledger-write.ts';
 import { newerPostedVersion } from './newer-posted-version.ts';
 
 /** The ledger rows a run's post stage sends to one destination: `pending`, and `failed` transiently. */
@@ -61,13 +62,39 @@ export async function selectUnpostedItems(q: Queryable, args: { jobName: string;
   return ((await query) as LedgerRow[]).map(toLedgerItem);
 }
 
-/** Items in `review` and `failed` per pipeline (all pipelines, or one). */
-export async function countItemsNeedingOperator(q: Queryable, jobName?: string): Promise<Record<string, { review: number; failed: number }>> {
-  const query = q.knex(LEDGER).whereIn('status', ['review', 'failed']).select('job_name', 'status').count({ n: '*' }).groupBy('job_name', 'status');
+/**
+ * Items in `review` and `failed` per pipeline (all pipelines, or one), and of those in review,
+ * `duplicatesAtDestination`: the ones a look-up found the destination holding more than once
+ * (`remote_duplicates` set, see `LedgerChange.remoteDuplicates`).
+ */
+export async function countItemsNeedingOperator(q: Queryable, jobName?: string): Promise<Record<string, { review: number; failed: number; duplicatesAtDestination: number }>> {
+  const duplicated = q.knex.raw('case when remote_duplicates is null then 0 else 1 end');
+  const query = q.knex(LEDGER)
+    .whereIn('status', ['review', 'failed'])
+    .select('job_name', 'status')
+    .count({ n: '*' })
+    .sum({ duplicates: duplicated })
+    .groupBy('job_name', 'status');
   if (jobName !== undefined) query.where({ job_name: jobName });
-  const out: Record<string, { review: number; failed: number }> = {};
-  for (const row of (await query) as { job_name: string; status: 'review' | 'failed'; n: number | string }[]) {
-    (out[row.job_name] ??= { review: 0, failed: 0 })[row.status] = Number(row.n);
+  const out: Record<string, { review: number; failed: number; duplicatesAtDestination: number }> = {};
+  for (const row of (await query) as { job_name: string; status: 'review' | 'failed'; n: number | string; duplicates: number | string | null }[]) {
+    const counts = (out[row.job_name] ??= { review: 0, failed: 0, duplicatesAtDestination: 0 });
+    counts[row.status] = Number(row.n);
+    counts.duplicatesAtDestination += Number(row.duplicates ?? 0);
   }
   return out;
+}
+
+/**
+ * A run key's items `pending` or `sending` under a live claim (by the database's clock) of a
+ * process whose `claimed_by` starts with `prefix` (`worker ` for `idem work` processes).
+ */
+export async function countLiveClaims(q: Queryable, args: { jobName: string; runKey: string; prefix: string }): Promise<number> {
+  const rows = (await q.knex(LEDGER)
+    .where({ job_name: args.jobName, run_key: args.runKey })
+    .whereIn('status', ['pending', 'sending'])
+    .where('claimed_by', 'like', `${args.prefix}%`)
+    .where('claim_expires_at', '>', databaseInstant(q))
+    .count({ n: '*' })) as { n: number | string }[];
+  return Number(rows[0]?.n ?? 0);
 }

@@ -21,7 +21,8 @@
  * | `disk-full`    | 3    | a person must act: the database's disk, or the temporary directory of a  |
  * |                |      | sort, is full                                                            |
  * | `lock-held`    | 75   | retry later: the pipeline's app lock is held by another run              |
- * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable            |
+ * | `unavailable`  | 75   | retry later: a destination or the database stayed unavailable (job_runs  |
+ * |                |      | `unavailable` when only transient failures are left after a post stage)  |
  * | `source-changed` | 75 | retry later: the source file changed while the run read it               |
  * | `stopped`      | 75   | retry later: a stop signal (SIGTERM, SIGINT, SIGHUP) stopped it; a plain |
  * |                |      | rerun resumes (a second signal, or the grace's end, stops it at once)    |

@@ -41,7 +41,7 @@ const DestinationSchema = z.strictObject({
   delete: fn('a function of the deleted row').optional(),
   remoteReference: fn('a function of the response body'),
   lookup: z
-    .strictObject({ path: fn('a function of the posted row'), find: fn('a function (body, row)'), exists: fn('a function (body, row)').optional() })
+    .strictObject({ path: fn('a function of the posted row'), find: fn('a function (body, row)'), exists: fn('a function (body, row)').optional(), references: fn('a function (body, row)').optional() })
     .optional(),
   // Checked field by field by `httpSettingsProblem`, as IDEM_DESTINATIONS is.
   http: z.unknown().optional(),

@@ -27,6 +27,12 @@ export interface PostCounts {
   readonly superseded: number;
   /** Items whose claim lapsed before a mark-before-send request went out: another process owns them. */
   readonly lost: number;
+  /**
+   * Outcomes this process got (an answer, a failure) but whose write the ledger refused: the item
+   * was no longer under its claim, moved to `review` (the process was stopped past its claim) or
+   * taken over, so the ledger keeps what the item became meanwhile.
+   */
+  readonly refused: number;
   /** Attempts made (a check-before-create attempt is a look-up plus, when absent, a create). */
   readonly attempts: number;
   readonly ms: number;
@@ -48,6 +54,7 @@ export function addPostCounts(a: PostCounts, b: PostCounts): PostCounts {
     review: a.review + b.review,
     superseded: a.superseded + b.superseded,
     lost: a.lost + b.lost,
+    refused: a.refused + b.refused,
     attempts: a.attempts + b.attempts,
     ms: a.ms + b.ms,
   };

@@ -45,7 +45,13 @@ export async function postDestinationPass(ctx: PostStageContext, pipeline: Pipel
     const total = Number(((await postableItemsQuery(db, scope).count({ n: '*' })) as { n: number | string }[])[0]!.n);
     // A later pass that finds nothing to do shows no bar.
     progress = total > 0 ? (ctx.progress ?? SILENT_PROGRESS)(`post ${destination.name}`, total, 'items') : undefined;
-    const writer = new LedgerOutcomeWriter(db, { batched: !marksSending });
+    const writer = new LedgerOutcomeWriter(db, {
+      batched: !marksSending,
+      onRefused: (items, id) => {
+        tally.refused(items);
+        log.warn({ refused: items, ...(id === undefined ? {} : { item: id }) }, `${items} outcome(s) not recorded: the item(s) were no longer under this process's claim (moved to review while it was stopped, or taken over); the ledger keeps what they are now`);
+      },
+    });
     const held = new HeldClaims();
     const graceMs = destination.takeoverGraceMs;
     const claimer = new BatchClaimer({

@@ -8,6 +8,7 @@ import { sendWithRetry, type RetryInfo } from '../http/send-with-retry.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { LedgerItem, LedgerStatus } from '../ledger/ledger-item.ts';
 import { ClaimLostError } from './claim-lost-error.ts';
+import { RemoteDuplicatesError } from './remote-duplicates-error.ts';
 import type { PostedRow } from '../destination/destination-definition.ts';
 import type { StrategySender } from '../destination/post-strategy-module.ts';
 import { requestMayHaveApplied } from '../destination/request-may-have-applied.ts';
@@ -34,6 +35,11 @@ export interface PostItemOutcome {
    * `LedgerChange.requestMayLand`; under check-before-create).
    */
   readonly requestMayLand?: boolean;
+  /**
+   * In `review` because a look-up found the destination holding more than one record for the
+   * row: their remote references (see `RemoteDuplicatesError`).
+   */
+  readonly remoteDuplicates?: readonly string[];
 }
 
 /** What {@link postItem} needs besides the item. */
@@ -83,8 +89,9 @@ function rightToSendLost(error: unknown): ClaimLostError | LockLostError | undef
  * definition's request for the row: a create, or an update of the record `row.remoteReference`
  * names (the strategies treat both alike). A failed request is read by `requestMayHaveApplied`
  * and handed to the strategy, which decides whether to try again and, once not, whether the item
- * is `failed` or goes to `review`. Never throws for an HTTP failure: every ending is an outcome
- * for the ledger.
+ * is `failed` or goes to `review`. A look-up that finds the destination holding the record more
+ * than once (`RemoteDuplicatesError`) ends the item in `review` with their references, nothing
+ * sent. Never throws for an HTTP failure: every ending is an outcome for the ledger.
  * @throws ClaimLostError or LockLostError from `markSending` or `assertMaySend`: the item belongs
  *   to another process now (or may soon), and nothing more is sent.
  */
@@ -104,6 +111,8 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     lookUp: async () => {
       const lookup = definition.lookup!;
       const response = await requestJson(agent, { method: 'GET', url: joinUrl(destination.url, lookup.path(row)), headers: destination.headers });
+      const duplicates = RemoteDuplicatesError.of(lookup, response.body, row);
+      if (duplicates) throw duplicates;
       if (!row.deleted) return lookup.find(response.body, row);
       // A deletion is applied once the destination no longer holds the record.
       const held = lookup.exists ? lookup.exists(response.body, row) : lookup.find(response.body, row) !== undefined;
@@ -147,6 +156,8 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     // sendWithRetry wraps whatever an attempt throws; a lost right to send is not an HTTP failure.
     const lost = rightToSendLost(error);
     if (lost) throw lost;
+    const duplicates = error instanceof HttpRequestFailedError ? error.cause : error;
+    if (duplicates instanceof RemoteDuplicatesError) return { status: 'review', attempts, error: duplicates.message, remoteDuplicates: duplicates.references };
     if (!(error instanceof HttpRequestFailedError)) {
       return { status: 'failed', attempts, failureKind: 'terminal', error: (error as Error).message };
     }

@@ -9,7 +9,7 @@ type Tally = { -readonly [K in Exclude<keyof PostCounts, 'destination' | 'strate
  * how it ended.
  */
 export class PostTally {
-  readonly #counts: Tally = { sent: 0, posted: 0, created: 0, updated: 0, found: 0, deleted: 0, unsent: 0, failed: 0, review: 0, superseded: 0, lost: 0, attempts: 0 };
+  readonly #counts: Tally = { sent: 0, posted: 0, created: 0, updated: 0, found: 0, deleted: 0, unsent: 0, failed: 0, review: 0, superseded: 0, lost: 0, refused: 0, attempts: 0 };
   #finished = 0;
 
   /** An item's first create or update request is going out (a look-up is no send). */
@@ -25,6 +25,11 @@ export class PostTally {
   /** An item's claim lapsed before a mark-before-send request: another process owns it. */
   lost(): void {
     this.#counts.lost += 1;
+  }
+
+  /** Outcomes the ledger refused: the items were no longer under this process's claim. */
+  refused(items: number): void {
+    this.#counts.refused += items;
   }
 
   /** Items left `sending` by a dead process, moved to `review`. */
@@ -48,7 +53,7 @@ export class PostTally {
   /** Whether the pass did nothing at all: no item finished, superseded, moved to review or lost. */
   get idle(): boolean {
     const c = this.#counts;
-    return this.#finished + c.sent + c.superseded + c.review + c.lost === 0;
+    return this.#finished + c.sent + c.superseded + c.review + c.lost + c.refused === 0;
   }
 
   /** The counts so far, as one destination's {@link PostCounts}. */

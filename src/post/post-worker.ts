@@ -20,13 +20,16 @@ export interface PostWorker {
   /**
    * Proves what the process needs besides its claim on an item to send it, immediately before
    * every request: the run, that its app lock is still valid (`AppLock.assertValid`, without a
-   * round trip while it can); a worker, nothing. @throws LockLostError (the run).
+   * round trip while it can), and held, by a round trip before every batch of requests (see
+   * `ProvedSendBatches`); a worker, nothing. @throws LockLostError (the run).
    */
   assertMaySend(): Promise<void>;
 }
 
 /** The prefix of every run's {@link PostWorker} name. */
 export const RUN_WORKER_PREFIX = 'run ';
+/** The prefix of every `idem work` process's {@link PostWorker} name. */
+export const WORK_WORKER_PREFIX = 'worker ';
 
 /**
  * A fresh {@link PostWorker} name for this process, at most 300 characters (the column's size).

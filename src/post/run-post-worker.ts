@@ -6,7 +6,6 @@ import { coerceError } from '../errors/coerce-error.ts';
 import { StoppedError } from '../errors/stopped-error.ts';
 import { EXIT_CODES, exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
-import { countLedgerItems, countTransientFailures } from '../ledger/ledger-reports.ts';
 import { findJobRun } from '../runs/job-runs-queries.ts';
 import type { Telemetry } from '../telemetry/telemetry.ts';
 import type { PostCounts } from './post-counts.ts';
@@ -89,14 +88,10 @@ export async function runPostWorker(
     for (;;) {
       const jobRun = await findJobRun(db, pipeline.name, runKey);
       if (jobRun?.status === 'completed') return finish('completed', helped ? 'run completed' : 'run key already completed: nothing to do');
-      if (jobRun?.status === 'needs_review') {
-        const items = await countLedgerItems(db, { jobName: pipeline.name, runKey });
-        const transient = await countTransientFailures(db, { jobName: pipeline.name, runKey });
-        if ((items.review ?? 0) === 0 && (items.failed ?? 0) === transient) {
-          return finish('unavailable', `run not finished: ${transient} item(s) failed transiently, the destination stayed unavailable; a rerun later retries them`);
-        }
-        return finish('needs-review', `run done, but items failed or are in review: see idem review ${pipeline.name}`);
+      if (jobRun?.status === 'unavailable') {
+        return finish('unavailable', 'run not finished: items failed transiently, the destination stayed unavailable through every retry; a rerun of the run later retries them');
       }
+      if (jobRun?.status === 'needs_review') return finish('needs-review', `run done, but items failed or are in review: see idem review ${pipeline.name}`);
       if (jobRun?.status === 'failed' && helped) return finish('failed', 'the run failed in its own process: a rerun of it finishes the post stage');
       if (jobRun?.status === 'stopped' && helped) return finish('stopped', 'the run was stopped in its own process: a rerun of it finishes the post stage');
       ctx.stop?.throwIfAborted();

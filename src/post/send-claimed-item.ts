@@ -96,6 +96,7 @@ async function sendAndRecord({ item, row, remoteReference, lease }: ClaimedItem,
     lastError: outcome.error === undefined ? null : redactSecrets(outcome.error),
     claimToken: lease.token,
     ...(outcome.requestMayLand ? { requestMayLand: true } : {}),
+    ...(outcome.remoteDuplicates ? { remoteDuplicates: outcome.remoteDuplicates } : {}),
     ...(outcome.remoteReference === undefined ? {} : { remoteReference: outcome.remoteReference }),
   });
 }

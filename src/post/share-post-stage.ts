@@ -40,7 +40,7 @@ export interface SharePostStageArgs {
  * item is posted, whichever process posts it, and never before.
  *
  * @returns this process's post counts and the run's state: `done` with `completed` or
- *   `needs_review`, or (for a worker only) `started` when the attempt it helped was replaced by a
+ *   `unavailable` or `needs_review`, or (for a worker only) `started` when the attempt it helped was replaced by a
  *   new one before the end.
  * A polite stop (`ctx.stop`) is honoured after a pass (which claims nothing more once it comes,
  * and lets the requests in flight finish) and during a wait: the claims this process holds on

@@ -33,6 +33,15 @@ export interface StandInHandlers {
   readonly sourceDatabase: ((db: unknown, range: { readonly businessDate: string; readonly startsAt: string; readonly endsAt: string }) => Promise<void>) | undefined;
   /** Request bodies per destination name (`export const bodies`), checked by `idem prove`; a destination left out is not checked. */
   readonly bodies: Readonly<Record<string, RequestBodyDescription>>;
+  /**
+   * Per described destination, whether its API honours an `Idempotency-Key` header: answers a
+   * repeat of a key with its first answer, applying nothing again (Stripe's contract,
+   * https://docs.stripe.com/api/idempotent_requests). The module's `honoursIdempotencyKeys`
+   * export; a destination it leaves out honours them (the stand-in replays a repeated key itself,
+   * as the API is then assumed to). `false`: the stand-in replays nothing, and `idem prove` says
+   * that the `idempotency-key` strategy cannot hold against that API.
+   */
+  readonly honoursIdempotencyKeys: Readonly<Record<string, boolean>>;
 }
 
 /** Where a pipeline's stand-in handlers live, relative to the project directory. */
@@ -48,6 +57,8 @@ export function standInModulePath(pipelineName: string): string {
  * use, so handlers that keep records start empty every time. It may also export `bodies`:
  * `{ [destination name]: { create?: schema, update?: schema } }`, the request bodies `idem prove`
  * checks each destination's `request()` against (see {@link RequestBodyDescription}).
+ * It may export `honoursIdempotencyKeys`, `{ [destination name]: boolean }` (see
+ * `StandInHandlers.honoursIdempotencyKeys`).
  * @returns undefined when the file does not exist.
  * @throws UsageError when the module exports neither function, or one returns the wrong shape, or
  *   `bodies` is not an object of `{ create?, update? }` schemas (naming the destination and key).
@@ -57,7 +68,7 @@ export async function loadStandInHandlers(projectDir: string, pipelineName: stri
   const file = path.join(projectDir, relative);
   if (!existsSync(file)) return undefined;
   const module = await importProjectModule(projectDir, file);
-  const { destinations, source, sourceDatabase, bodies } = module as { destinations?: unknown; source?: unknown; sourceDatabase?: unknown; bodies?: unknown };
+  const { destinations, source, sourceDatabase, bodies, honoursIdempotencyKeys = {} } = module as { destinations?: unknown; source?: unknown; sourceDatabase?: unknown; bodies?: unknown; honoursIdempotencyKeys?: unknown };
   if (typeof destinations !== 'function' && typeof source !== 'function' && typeof sourceDatabase !== 'function') {
     throw new UsageError(`${relative} must export destinations(): Record<destination name, msw handlers[]>, source(): msw handlers[] and/or sourceDatabase(db, range)`);
   }
@@ -67,11 +78,15 @@ export async function loadStandInHandlers(projectDir: string, pipelineName: stri
   }
   const sourceHandlers = typeof source === 'function' ? (source as () => unknown)() : undefined;
   if (sourceHandlers !== undefined && !Array.isArray(sourceHandlers)) throw new UsageError(`${relative}: source() must return an array of msw handlers`);
+  if (honoursIdempotencyKeys === null || typeof honoursIdempotencyKeys !== 'object' || !Object.values(honoursIdempotencyKeys).every((v) => typeof v === 'boolean')) {
+    throw new UsageError(`${relative}: honoursIdempotencyKeys must be { [destination name]: true | false }`);
+  }
   return {
     destinations: described as Record<string, RequestHandler[]>,
     source: sourceHandlers as RequestHandler[] | undefined,
     sourceDatabase: typeof sourceDatabase === 'function' ? (sourceDatabase as StandInHandlers['sourceDatabase']) : undefined,
     bodies: checkedBodies(relative, bodies),
+    honoursIdempotencyKeys: honoursIdempotencyKeys as Record<string, boolean>,
   };
 }
 

@@ -4,6 +4,7 @@ import type { PipelineDefinition } from '../pipeline/pipeline-definition.ts';
 import { loadStandInHandlers, type RequestBodyDescription } from '../project/load-stand-in-handlers.ts';
 import { startSandboxApi } from '../sandbox/start-sandbox-api.ts';
 import type { SandboxFault } from '../sandbox/sandbox-fault.ts';
+import { postStrategyOf } from '../destination/post-strategy-registry.ts';
 import { startHandlerStandIn } from './handler-stand-in.ts';
 
 /** Methods that create or change a remote record. */
@@ -31,6 +32,12 @@ export interface DestinationStandIns {
   readonly sandboxed: readonly string[];
   /** The request bodies `stand-ins/<pipeline>.ts` describes (its `bodies`), per destination name. */
   readonly bodies: Readonly<Record<string, RequestBodyDescription>>;
+  /**
+   * The destinations whose strategy sends idempotency keys (`sendsIdempotencyKey`), each with
+   * whether its stand-in honours them (idem's sandbox does; a described API as it declares, see
+   * `StandInHandlers.honoursIdempotencyKeys`).
+   */
+  readonly keyed: readonly { readonly destination: string; readonly honoured: boolean }[];
   /** API requests received so far, every method. */
   requests(): number;
   /** Writes received so far: `POST`, `PUT` and `PATCH`. */
@@ -78,8 +85,10 @@ export async function startDestinationStandIns(
   const settings: Record<string, unknown> = {};
   const sandboxed: string[] = [];
   let bodies: Readonly<Record<string, RequestBodyDescription>> = {};
+  const keyed: { destination: string; honoured: boolean }[] = [];
   const standIns: DestinationStandIns = {
     sandboxed,
+    keyed,
     get bodies() {
       return bodies;
     },
@@ -121,9 +130,11 @@ export async function startDestinationStandIns(
       const deployed = config.destinations[destination.name];
       const strategy = deployed?.strategy ?? destination.strategy;
       const handlers = described?.destinations[destination.name];
+      const honoursKeys = !handlers || described?.honoursIdempotencyKeys[destination.name] !== false;
+      if (postStrategyOf(strategy).sendsIdempotencyKey) keyed.push({ destination: destination.name, honoured: honoursKeys });
       let standIn: StandIn;
       if (handlers) {
-        const wrapped = await startHandlerStandIn({ pipeline, destination, strategy, handlers, withDatabase });
+        const wrapped = await startHandlerStandIn({ pipeline, destination, strategy, handlers, honoursKeys, withDatabase });
         wrapped.onWrite = () => standIns.onPost?.();
         standIn = { ...wrapped, url: wrapped.url, byReference: () => wrapped.recordsByReference(), updatesByReference: () => wrapped.updatesByReference() };
       } else {

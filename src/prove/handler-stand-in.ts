@@ -23,9 +23,10 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH']);
  * - which record a write is: its method, path and body are matched against `request(row)` of the
  *   rows in the post ledger, so every remote record is counted under its business key, and every
  *   update (the request of a row with a remote reference) too;
- * - the `idempotency-key` contract (for that strategy): a repeated key gets the first answer again,
- *   and the handlers see the request once;
- * - scripted faults (`status`, `status-after-commit`) and the `onWrite` hook where a kill lands.
+ * - the `idempotency-key` contract (for that strategy, where the API honours keys: see
+ *   `StandInHandlers.honoursIdempotencyKeys`): a repeated key gets the first answer again, and
+ *   the handlers see the request once;
+ * - scripted faults (`status`, `status-after-commit`, `late-commit`) and the `onWrite` hook where a kill lands.
  */
 export interface HandlerStandIn {
   readonly url: string;
@@ -50,6 +51,8 @@ export async function startHandlerStandIn(args: {
   destination: DestinationDefinition;
   strategy: PostStrategy;
   handlers: readonly RequestHandler[];
+  /** Whether the described API honours idempotency keys (see `StandInHandlers.honoursIdempotencyKeys`). */
+  honoursKeys: boolean;
   withDatabase: <T>(work: (db: Database) => Promise<T>) => Promise<T>;
 }): Promise<HandlerStandIn> {
   const { pipeline, destination, handlers } = args;
@@ -99,11 +102,13 @@ export async function startHandlerStandIn(args: {
       standIn?.onWrite?.();
     }
     const key = incoming.headers['idempotency-key'];
-    const replayKey = write && postStrategyOf(args.strategy).sendsIdempotencyKey && typeof key === 'string' ? key : undefined;
+    const replayKey = write && args.honoursKeys && postStrategyOf(args.strategy).sendsIdempotencyKey && typeof key === 'string' ? key : undefined;
     const replay = replayKey ? replies.get(replayKey) : undefined;
     if (replay) return send(outgoing, replay);
     const fault = write ? takeFault() : undefined;
     if (fault?.kind === 'status') return send(outgoing, json(fault.status, fault.body ?? { error: `stand-in fault ${fault.status}` }));
+    // Applied late: after the client may have given up on it.
+    if (fault?.kind === 'late-commit') await new Promise((resolve) => setTimeout(resolve, fault.ms));
     const response = await getResponse([...handlers], request, { baseUrl: base });
     const reply = response
       ? { status: response.status, headers: headersOf(response), body: Buffer.from(await response.arrayBuffer()) }

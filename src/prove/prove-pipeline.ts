@@ -35,12 +35,19 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
  * 6. a run stopped (SIGSTOP) mid-post past its lease while a second run goes on, then resumed:
  *    it sends nothing more (see `checkPausedPastLease`);
  * 7. a gateway's 504 after the destination applied a POST (see `checkGatewayAfterApply`);
- * 8. a `--force` rerun inserts, updates and sends nothing;
- * 9. the source with one value changed (the kind's `changedCopy`): one row updated, each
+ * 8. a 409 and a 500 answer to the first write: the exit code agrees with `job_runs`, and each
+ *    record ends once (see `checkErrorAnswer`);
+ * 9. a write applied after the settle delay: once, or a duplicate `--force-reconcile` reports
+ *    (see `checkLateApply`);
+ * 10. the app lock's session killed mid-post (see `checkKilledLockSession`), an `idem work` paused
+ *    past its claims (see `checkPausedWorker`), and idempotency keys honoured where the strategy
+ *    relies on them (see `checkIdempotencyKeySupport`);
+ * 11. a `--force` rerun inserts, updates and sends nothing;
+ * 12. the source with one value changed (the kind's `changedCopy`): one row updated, each
  *    destination's record updated exactly once, none created (see `checkCleanUpdate`); a kind
  *    without the capability makes it a `skip` saying the update path was not proved;
- * 10. 3–7 again for the run of the changed source (see `listUpdateChecks`).
- * 1, 2, 8 and 9 share one database (see `checkCleanRuns`); 3–7 and 10 each get a fresh scratch
+ * 13. 3–7 again for the run of the changed source (see `listUpdateChecks`).
+ * 1, 2, 11 and 12 share one database (see `checkCleanRuns`); 3–10 and 13 each get a fresh scratch
  * database and stand-ins, and run `concurrency` at a time.
  * @returns one {@link ProveCheck} per line of the table, in the order above.
  */

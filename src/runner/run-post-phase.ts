@@ -1,8 +1,8 @@
 import type { AppLock } from '../dialect/app-lock.ts';
 import { expireClaimsOf, requeueTransientFailures } from '../ledger/ledger-claims.ts';
 import { postWorkerName, RUN_WORKER_PREFIX, type PostWorker } from '../post/post-worker.ts';
+import { ProvedSendBatches } from '../post/proved-send-batches.ts';
 import { resolveDestination } from '../post/resolve-destination.ts';
-import { postedRunOutcome } from '../post/finish-posted-run.ts';
 import { sharePostStage } from '../post/share-post-stage.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
 import { enterPostStage } from '../runs/job-runs-queries.ts';
@@ -38,10 +38,11 @@ async function expireEarlierRunClaims(ctx: RunContext, request: RunRequest, lock
  * then `job_runs` enters its `post` stage, from which `idem work` processes may join
  * (`hooks.onPostStage`), and this process posts its share and waits, lock held, until the run is
  * finished by whichever process posts the last item (see `sharePostStage`). Before every request
- * it proves its lock still valid (`AppLock.assertValid`).
- * @returns `completed`; `unavailable` when the only open items failed transiently (the destination
- *   stayed unavailable through every retry: a rerun later retries them); else `needs-review` when
- *   items are failed or in review.
+ * it proves its lock still valid (`AppLock.assertValid`), and before every batch of at most
+ * `SEND_BATCH_MAX` requests held by a round trip (`AppLock.assertHeld`, see `ProvedSendBatches`).
+ * @returns the outcome `job_runs` holds (see `postedRunStatus`): `completed`; `unavailable` when
+ *   the only open items failed transiently (the destination stayed unavailable through every
+ *   retry: a rerun later retries them); `needs-review` when items are in review or failed terminally.
  * @throws LockLostError when the lock is gone before a durable step or a request, StoppedError
  *   when a polite stop ended the post stage (see `sharePostStage`), and database errors.
  */
@@ -54,8 +55,11 @@ export async function runPostPhase(
   const { pipeline, runKey } = request;
   const { lock, report } = run;
   const now = isoClock(ctx);
-  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => lock.assertValid() };
-  await lock.assertHeld();
+  // Requests leave in batches, each proved by a round trip (docs/scaling.md, "A process's right to send").
+  const batches = new ProvedSendBatches(() => lock.assertHeld(), () => lock.assertValid());
+  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => batches.admit() };
+  // The lock proved as the post stage begins; the proof grants the first batch.
+  await batches.prove();
   const expired = await expireEarlierRunClaims(ctx, request, lock, worker);
   const requeued = await requeueTransientFailures(db, { jobName: pipeline.name, runKey: runKey.value, nowIso: now() });
   if (expired + requeued > 0) report.log.info({ stage: 'post', expired, requeued }, `post: ${expired} claim(s) of an earlier run ended, ${requeued} transient failure(s) to retry`);
@@ -77,12 +81,13 @@ export async function runPostPhase(
       await lock.assertHeld();
     },
   });
+  // The outcome is what job_runs says now (whichever process wrote it), so the two never differ.
+  if (state.status === 'unavailable') {
+    report.counts.ledger = state.ledger;
+    return { outcome: 'unavailable', message: `run not finished: ${state.ledger.transient} item(s) failed transiently, the destination stayed unavailable through every retry; a rerun later retries them` };
+  }
   if (state.status === 'needs_review') {
     report.counts.ledger = state.ledger;
-    const { transient } = state.ledger;
-    if (postedRunOutcome(state.status, state.ledger) === 'unavailable') {
-      return { outcome: 'unavailable', message: `run not finished: ${transient} item(s) failed transiently, the destination stayed unavailable through every retry; a rerun later retries them` };
-    }
     return { outcome: 'needs-review', message: `run done, but ${state.ledger.failed} item(s) failed and ${state.ledger.review} are in review: see idem review ${pipeline.name}` };
   }
   return { outcome: 'completed', message: state.wroteIt ? 'run completed' : 'run completed (the last item was posted by an idem work process)' };

@@ -3,12 +3,13 @@ import { StoppedError } from '../errors/stopped-error.ts';
 
 /**
  * A `job_runs` row's status: `started` (an attempt is working, or crashed), `completed` (every
- * side effect durable, every ledger item posted), `needs_review` (done, but ledger items are
- * `failed` or in `review`: an operator acts, a rerun retries transient failures), `failed`,
- * `stopped` (a stop signal ended the attempt at a stage boundary; `error` names the signal; a
- * rerun resumes).
+ * side effect durable, every ledger item posted), `unavailable` (done, but items failed
+ * transiently, the destination unavailable through every retry, and nothing else is open: retry
+ * later, a rerun sends them again; exit 75), `needs_review` (done, but ledger items are in
+ * `review` or failed terminally: an operator acts; exit 3), `failed`, `stopped` (a stop signal
+ * ended the attempt at a stage boundary; `error` names the signal; a rerun resumes).
  */
-export type JobRunStatus = 'started' | 'completed' | 'needs_review' | 'failed' | 'stopped';
+export type JobRunStatus = 'started' | 'completed' | 'unavailable' | 'needs_review' | 'failed' | 'stopped';
 
 /**
  * The status that records an attempt ended by `error`: `stopped` for a `StoppedError`,

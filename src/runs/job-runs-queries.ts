@@ -180,7 +180,7 @@ export async function enterPostStage(db: Database, attempt: JobRunAttempt, args:
 }
 
 /**
- * Writes the end of a run whose post stage is done (`completed` or `needs_review`), once: only
+ * Writes the end of a run whose post stage is done (`completed`, `unavailable` or `needs_review`), once: only
  * while the attempt is the row's latest, `started` and posting, so when several processes share
  * the post stage exactly one of them writes it and the others see it done. This is where every
  * run becomes `completed` (with or without destinations): an incremental source's mark moves in
@@ -190,7 +190,7 @@ export async function enterPostStage(db: Database, attempt: JobRunAttempt, args:
 export function completePostedJobRun(
   db: Queryable,
   attempt: JobRunAttempt,
-  args: JobRunEnd & { status: Extract<JobRunStatus, 'completed' | 'needs_review'> },
+  args: JobRunEnd & { status: Extract<JobRunStatus, 'completed' | 'unavailable' | 'needs_review'> },
 ): Promise<boolean> {
   return db.knex.transaction(async (trx) => {
     if (!(await endJobRun({ knex: trx, adapter: db.adapter }, attempt, { stage: 'post' }, args))) return false;
@@ -202,19 +202,20 @@ export function completePostedJobRun(
 }
 
 /**
- * Completes a run key left `needs_review` once an operator has resolved its last open ledger
- * item (`idem review --mark-posted`): `completed`, finished now; its counts stay as the run wrote
- * them; its source mark moves; its latest recorded attempt becomes `completed`, `ended_by` the
- * operator's command (its exit code stays the one its process ended with).
+ * Completes a run key left `needs_review` (or `unavailable`) once an operator has resolved its
+ * last open ledger item (`idem review --mark-posted`): `completed`, finished now; its counts stay
+ * as the run wrote them; its source mark moves; its latest recorded attempt becomes `completed`,
+ * `ended_by` the operator's command (its exit code stays the one its process ended with).
  * @param args.by who resolved it, for example `idem review --mark-posted 536365 (alice)`.
- * @returns whether this call completed it (false: the run key is not in `needs_review`).
+ * @returns whether this call completed it (false: the run key is in neither status).
  */
 export async function completeReviewedJobRun(db: Queryable, args: { jobName: string; runKey: string; by: string; now: string }): Promise<boolean> {
   const now = db.adapter.toDriverValue(INSTANT, args.now);
   return db.knex.transaction(async (trx) => {
     const q = { knex: trx, adapter: db.adapter };
     const updated = await trx('job_runs')
-      .where({ job_name: args.jobName, run_key: args.runKey, status: 'needs_review' })
+      .where({ job_name: args.jobName, run_key: args.runKey })
+      .whereIn('status', ['needs_review', 'unavailable'])
       .update({ status: 'completed', updated_at: now, finished_at: now });
     if (updated !== 1) return false;
     const run = (await findJobRun(q, args.jobName, args.runKey))!;

@@ -11,7 +11,7 @@ export interface LatestAttemptState {
 }
 
 /** The calendar colour of an attempt's ending; an ending idem adds later is shown in neutral colours, with its own name. */
-const COLOURS: Readonly<Record<string, CalendarState>> = { completed: 'completed', noop: 'noop', failed: 'failed', needs_review: 'needs_review', dead: 'dead', lock_lost: 'failed', running: 'running', stopped: 'stopped' };
+const COLOURS: Readonly<Record<string, CalendarState>> = { completed: 'completed', noop: 'noop', failed: 'failed', needs_review: 'needs_review', dead: 'dead', lock_lost: 'failed', running: 'running', stopped: 'stopped', unavailable: 'unavailable' };
 
 /** How an attempt ended (or stands): its status (the badge), and the words the badge does not say. */
 function ending(a: RecordedAttempt, live: LatestAttemptState | undefined): { status: string; words: string } {
@@ -26,6 +26,8 @@ function ending(a: RecordedAttempt, live: LatestAttemptState | undefined): { sta
       return { status: a.status, words: 'the run key was already completed: nothing to do' };
     case 'needs_review':
       return { status: a.status, words: `done; ledger items need an operator ${by}` };
+    case 'unavailable':
+      return { status: a.status, words: 'not finished: items failed transiently (the destination stayed unavailable); a rerun later retries them' };
     case 'stopped':
       return { status: a.status, words: 'stopped by a signal, at a stage boundary; a rerun resumes' };
     case 'lock_lost':

@@ -3,11 +3,11 @@ import type { JobRun } from '../runs/job-run.ts';
 
 /**
  * What a business date's square on the calendar says: its run `completed` (and changed
- * something), `noop` (completed, changed nothing), `failed`, `stopped` (by a stop signal), `needs_review`, `running`, `dead`
+ * something), `noop` (completed, changed nothing), `failed`, `stopped` (by a stop signal), `unavailable` (retry later), `needs_review`, `running`, `dead`
  * (started, its process gone: see `runLiveness`), `missing` (a past date after the pipeline's
  * first run key with no run), `none` (before its first run key) or `not_yet` (today, not run yet).
  */
-export type CalendarState = 'completed' | 'noop' | 'failed' | 'stopped' | 'needs_review' | 'running' | 'dead' | 'missing' | 'none' | 'not_yet';
+export type CalendarState = 'completed' | 'noop' | 'failed' | 'stopped' | 'unavailable' | 'needs_review' | 'running' | 'dead' | 'missing' | 'none' | 'not_yet';
 
 /** Each state's words, for titles and the legend. */
 export const CALENDAR_STATE_LABELS: Readonly<Record<CalendarState, string>> = {
@@ -15,6 +15,7 @@ export const CALENDAR_STATE_LABELS: Readonly<Record<CalendarState, string>> = {
   noop: 'completed, nothing changed (no-op)',
   failed: 'failed',
   stopped: 'stopped (by a signal; a rerun resumes)',
+  unavailable: 'destination unavailable: retry later',
   needs_review: 'needs review',
   running: 'running',
   dead: 'dead (started, process gone)',

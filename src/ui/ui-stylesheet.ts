@@ -4,7 +4,7 @@
  */
 export const UI_STYLESHEET = `
 :root { --fg: #1d2330; --muted: #5b6474; --line: #d9dde5; --bg: #f6f7f9; --card: #fff;
-  --completed: #2e9d5b; --noop: #9fd3b0; --failed: #d23c3c; --stopped: #8a94a6; --needs_review: #e69a17; --running: #2f6fd6;
+  --completed: #2e9d5b; --noop: #9fd3b0; --failed: #d23c3c; --stopped: #8a94a6; --needs_review: #e69a17; --unavailable: #d9c21a; --running: #2f6fd6;
   --dead: #6b2a8f; --missing: #fff; --none: #eef0f3; --not_yet: #f6f7f9; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
@@ -31,7 +31,7 @@ pre { white-space: pre-wrap; word-break: break-all; margin: 0; max-height: 12em;
 .legend { display: flex; flex-wrap: wrap; gap: .8rem; font-size: 12px; color: var(--muted); }
 .legend span { display: inline-flex; align-items: center; gap: .3rem; }
 .legend .day { width: 12px; height: 12px; }
-${['completed', 'noop', 'failed', 'stopped', 'needs_review', 'running', 'dead', 'missing', 'none', 'not_yet'].map((s) => `.s-${s} { background: var(--${s}); }`).join('\n')}
+${['completed', 'noop', 'failed', 'stopped', 'unavailable', 'needs_review', 'running', 'dead', 'missing', 'none', 'not_yet'].map((s) => `.s-${s} { background: var(--${s}); }`).join('\n')}
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 9px; font-size: 12px; color: #fff; white-space: nowrap; }
 .badge.s-missing, .badge.s-none, .badge.s-not_yet, .badge.s-noop { color: var(--fg); border: 1px solid var(--line); }
 .pager { display: flex; gap: 1rem; margin: .5rem 0; }

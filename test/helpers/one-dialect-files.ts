@@ -10,6 +10,7 @@
  */
 export const ONE_DIALECT_FILES: Readonly<Record<string, string>> = {
   'test/faults/destination-faults.test.ts': "HTTP faults of the destination (resets, 503 storms, a 400): what each strategy does with an answer is decided in src/post/, above the adapter",
+  'test/faults/outcome-agrees-with-job-runs.test.ts': 'which outcome a finished post stage has (job_runs, the exit code, idem status) is decided from the ledger counts in src/post/; the job_runs write is one conditional update through knex',
   'test/faults/strategy-fine-print.test.ts': "each post strategy's answer to a 504 after apply, a late commit and A → B → A: src/post/ decides; the ledger's SQL is proven per dialect by worker-kill, update-kill and ledger-enqueue",
   'test/faults/polite-stop.test.ts': "its second half (SIGINT, a request in flight, the grace's end) is the process's signal handling and the post stage's claim loop in src/post/; its first half stops at every stage boundary on every dialect",
   'test/integration/exit-codes.test.ts': 'how an HTTP answer maps to an exit code (src/outcome/, src/post/): no SQL decides it',

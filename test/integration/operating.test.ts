@@ -81,7 +81,7 @@ describeOneDialect('operating idem: backfill, catch-up, status and heartbeats', 
     const later = new Date(Date.now() + 120_000).toISOString();
     const json = JSON.parse((await runCli(['status', '--json'], { ...env, IDEM_NOW: later })).stdout);
     expect(json.runs[0]).toMatchObject({ runKey: '2010-12-01', status: 'started', stuck: true });
-    expect(json.itemsNeedingOperator).toEqual({ 'online-retail-invoices': { review: 1, failed: 0 } });
+    expect(json.itemsNeedingOperator).toEqual({ 'online-retail-invoices': { review: 1, failed: 0, duplicatesAtDestination: 0 } });
     const table = await runCli(['status'], { ...env, IDEM_NOW: later });
     expect(table.stdout).toMatch(/DEAD \(started, (no heartbeat for \d+ s|its app lock is free: no process holds it)\)/);
     expect(table.stdout).toContain('online-retail-invoices: 1 item(s) in review, 0 failed — see idem review online-retail-invoices');

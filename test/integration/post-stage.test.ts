@@ -290,7 +290,7 @@ describeOneDialect('idem run --force-reconcile', (dialect) => {
 
     const result = await run(env, '--force-reconcile');
     expect(result.code).toBe(0);
-    expect(summaryOf(result).counts.reconcile['sandbox-accounting']).toEqual({ checked: INVOICES, present: INVOICES - 1, missing: 1, different: 0 });
+    expect(summaryOf(result).counts.reconcile['sandbox-accounting']).toEqual({ checked: INVOICES, present: INVOICES - 1, missing: 1, different: 0, duplicated: 0 });
     expect(sandbox.state.postRequests).toBe(posts + 1);
     expect(sandbox.state.records()).toHaveLength(INVOICES);
     expect(Object.values(sandbox.state.stats().byReference).every((n) => n === 1)).toBe(true);

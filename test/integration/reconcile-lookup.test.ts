@@ -129,9 +129,9 @@ describeOneDialect('--force-reconcile asks the destination definition, not the a
     const reconciled = await runPipeline(ctx, { ...request, forceReconcile: true });
     expect(reconciled.outcome).toBe('completed');
     expect(reconciled.counts.reconcile).toEqual({
-      orders: { checked: 3, present: 1, missing: 1, different: 1 },
+      orders: { checked: 3, present: 1, missing: 1, different: 1, duplicated: 0 },
       // Without lookup.exists idem cannot tell: every record not found counts as missing.
-      'orders-without-exists': { checked: 3, present: 1, missing: 2, different: 0 },
+      'orders-without-exists': { checked: 3, present: 1, missing: 2, different: 0, duplicated: 0 },
     });
     // B and C were sent again to each destination, under repair keys; A was not.
     expect(api.creates()).toBe(10);

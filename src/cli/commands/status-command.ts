@@ -91,8 +91,12 @@ export async function statusCommand(name: string | undefined, options: { date?: 
       const endedEarly = view.filter((r) => (r.status === 'failed' || r.status === 'stopped') && r.error);
       if (endedEarly.length > 0) out += '\n';
       for (const r of endedEarly) out += `${r.jobName} ${r.runKey} ${r.status}: ${escapeControlCharacters(r.error!.split('\n')[0]!)}\n`;
-      for (const [job, { review, failed }] of Object.entries(operator)) {
-        out += `\n${job}: ${review} item(s) in review, ${failed} failed — see idem review ${job}\n`;
+      const unavailable = view.filter((r) => r.status === 'unavailable');
+      if (unavailable.length > 0 && endedEarly.length === 0) out += '\n';
+      for (const r of unavailable) out += `${r.jobName} ${r.runKey} unavailable: items failed transiently (the destination stayed unavailable through every retry); run it again later\n`;
+      for (const [job, { review, failed, duplicatesAtDestination }] of Object.entries(operator)) {
+        const duplicates = duplicatesAtDestination > 0 ? ` (${duplicatesAtDestination} of them duplicates at the destination: records held more than once there)` : '';
+        out += `\n${job}: ${review} item(s) in review${duplicates}, ${failed} failed — see idem review ${job}\n`;
       }
       if (runs.length === limit) out += `\nshowing the newest ${limit} runs; --limit N shows more, --date D one run key\n`;
       process.stdout.write(out);

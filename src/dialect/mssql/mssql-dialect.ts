@@ -10,7 +10,7 @@ import { mssqlColumnTypeName, readMssqlTableColumns } from './mssql-table-column
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
-import { tryAcquireMssqlAppLock } from './mssql-app-lock.ts';
+import { mssqlAppLockResource, tryAcquireMssqlAppLock } from './mssql-app-lock.ts';
 import { type MssqlLoadColumn, mssqlBulkLoad, mssqlInsertRows } from './mssql-bulk-load.ts';
 import { type MssqlConnectionSettings, mssqlKnexConnection, parseMssqlUrl } from './mssql-connection-config.ts';
 import { quoteMssqlIdentifier } from './mssql-quote-identifier.ts';
@@ -112,6 +112,20 @@ export class MssqlDialect implements DialectAdapter {
   }
 
   /** Nothing is kept: each app lock's connection ends with its release. */
+  /** `KILL` of the session holding the APPLICATION lock, found as `APPLOCK_HOLDER_SQL` names a holder. */
+  async endAppLockHolder(knex: Knex, name: string): Promise<boolean> {
+    const rows = (await knex.raw(
+      `select top (1) l.request_session_id as session_id from sys.dm_tran_locks l
+       where l.resource_type = N'APPLICATION' and l.resource_database_id = db_id() and l.request_owner_type = N'SESSION'
+         and l.request_mode = N'X' and l.request_status = N'GRANT' and l.request_session_id <> @@spid
+         and charindex(left(?, 32), l.resource_description) > 0`,
+      [mssqlAppLockResource(name)],
+    )) as { session_id: number }[];
+    if (!rows[0]) return false;
+    await knex.raw(`kill ${Number(rows[0].session_id)}`);
+    return true;
+  }
+
   async close(): Promise<void> {}
 
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number> {

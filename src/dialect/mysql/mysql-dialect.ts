@@ -11,6 +11,7 @@ import { mysqlColumnTypeName, readMysqlTableColumns } from './mysql-table-column
 import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireMysqlAppLock } from './mysql-app-lock.ts';
+import { mysqlLockName } from './mysql-lock-name.ts';
 import { mysqlBulkLoad, type MysqlLoadSettings } from './mysql-bulk-load.ts';
 import {
   addMysqlColumn,
@@ -156,6 +157,15 @@ export class MysqlDialect implements DialectAdapter {
   /** The app lock's session lock under the migration's name: it needs no idem table. */
   tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
     return this.tryAcquireAppLock(knex, request);
+  }
+
+  /** `KILL` of the connection `IS_USED_LOCK` names (the lock's name carries the database, see `mysqlLockName`). */
+  async endAppLockHolder(knex: Knex, name: string): Promise<boolean> {
+    const [[row]] = (await knex.raw('select database() as db')) as [{ db: string | null }[]];
+    const [[lock]] = (await knex.raw('select is_used_lock(?) as holder', [mysqlLockName(row?.db ?? '', name)])) as [{ holder: number | null }[]];
+    if (lock?.holder === null || lock?.holder === undefined) return false;
+    await knex.raw(`kill ${Number(lock.holder)}`);
+    return true;
   }
 
   /** Nothing is kept: each app lock's connection ends with its release. */

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import pg from 'pg';
 import { LockLostError } from '../../errors/lock-lost-error.ts';
 import type { AppLock, AppLockAttempt, AppLockRequest } from '../app-lock.ts';
@@ -16,8 +17,25 @@ const HOLDERS_SQL = `
   from pg_locks l join pg_stat_activity a on a.pid = l.pid
   where ${GRANTED_LOCK}`;
 
-/** The owner's own lock, for {@link tryAcquirePostgresAppLock}'s proof: cheap, no `pg_stat_activity`. */
-const HELD_SQL = `select 1 from pg_locks l where ${GRANTED_LOCK} and l.pid = pg_backend_pid()`;
+/**
+ * The proof that the lock is still held (`AppLock.assertHeld`): a round trip on the lock's session
+ * inside the transaction that took it. The transaction-scoped lock lasts until that transaction
+ * ends, and only `release` ends it (an error inside it leaves it aborted, still holding the lock,
+ * and fails this statement too); so a session that answers holds the lock, and one the server
+ * ended (`pg_terminate_backend`, a restart, a pooler closing the server connection) fails it.
+ * The run proves its lock this way before every batch of requests, so it is as cheap as a round
+ * trip can be (not a read of `pg_locks`).
+ */
+const HELD_SQL = 'select 1';
+
+/**
+ * Ends the session holding the app lock `name` in this database (see `DialectAdapter.endAppLockHolder`).
+ * @returns whether one was ended.
+ */
+export async function endPostgresAppLockHolder(knex: Knex, name: string): Promise<boolean> {
+  const { rows } = (await knex.raw(`select pg_terminate_backend(l.pid) as ok from pg_locks l where ${GRANTED_LOCK.replaceAll('$1', '?')}`, [name, name])) as { rows: { ok: boolean }[] };
+  return rows.some((row) => row.ok);
+}
 
 /** Lock sessions at most open at once in one process (one per lock held at the same time). */
 const LOCK_SESSIONS_MAX = 10;
@@ -115,7 +133,7 @@ function heldLock(client: pg.PoolClient, request: AppLockRequest, lostBecause: (
       const lost = lostBecause();
       if (lost) throw new LockLostError(request.name, `lock connection failed: ${lost.message}`, lost);
       try {
-        const held = await client.query(HELD_SQL, [request.name]);
+        const held = await client.query(HELD_SQL);
         if (held.rowCount !== 1) throw new Error('the advisory lock is no longer held by this session');
       } catch (error) {
         throw new LockLostError(request.name, (error as Error).message, error);

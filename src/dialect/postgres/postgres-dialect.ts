@@ -12,7 +12,7 @@ import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
-import { createPostgresLockSessions, tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
+import { createPostgresLockSessions, endPostgresAppLockHolder, tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
 import { analyzePostgresTable, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
 import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
 import { postgresUpsert } from './postgres-upsert.ts';
@@ -96,6 +96,10 @@ export class PostgresDialect implements DialectAdapter {
   /** The app lock's session lock under the migration's name: it needs no idem table. */
   tryAcquireMigrationLock(knex: Knex, request: AppLockRequest): Promise<AppLockAttempt> {
     return this.tryAcquireAppLock(knex, request);
+  }
+
+  endAppLockHolder(knex: Knex, name: string): Promise<boolean> {
+    return endPostgresAppLockHolder(knex, name);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { SkipLockedSyntax } from '../skip-locked-syntax.ts';
 import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { tryAcquireSqliteMigrationLock } from './sqlite-migration-lock.ts';
-import { tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
+import { APP_LOCKS_TABLE, tryAcquireSqliteAppLock } from './sqlite-app-lock.ts';
 import { sqliteBulkLoad } from './sqlite-bulk-load.ts';
 import { addSqliteColumn, fromSqliteValue, toSqliteValue } from './sqlite-types.ts';
 import { sqliteUpsert } from './sqlite-upsert.ts';
@@ -116,6 +116,11 @@ export class SqliteDialect implements DialectAdapter {
   }
 
   /** Nothing is kept: each app lock's connection ends with its release. */
+  /** Deletes the lease row: the holder's next renewal, or proof, finds it gone. */
+  async endAppLockHolder(knex: Knex, name: string): Promise<boolean> {
+    return (await knex(APP_LOCKS_TABLE).where({ name }).delete()) > 0;
+  }
+
   async close(): Promise<void> {}
 
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>): Promise<number> {
