@@ -51,7 +51,7 @@ describeEachDialect('idem prune and idem quarantine', (dialect) => {
     expect(stagedLeftovers).toBeGreaterThan(0);
 
     const later = { IDEM_NOW: new Date(Date.now() + 2 * 86_400_000).toISOString() };
-    const expected = { jobRuns: 1, jobRunAttempts: 2, quarantine: 2, ledger: 1, staging: { 'online-retail-invoices': stagedLeftovers, 'online-retail-products': 0, 'shop-catalogue': 0 } };
+    const expected = { jobRuns: 1, jobRunAttempts: 2, quarantine: 2, ledger: 1, staging: { 'online-retail-invoices': stagedLeftovers, 'online-retail-products': 0, 'shop-catalogue': 0, 'shop-orders': 0 } };
     const dry = await runCli(['prune', '--older-than', '1d', '--dry-run'], { ...env, ...later });
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout.trim().split('\n').at(-1)!)).toEqual({ dryRun: true, ...expected });
