@@ -91,8 +91,12 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     ]);
     expect(table.get('update: gateway 504 after the update applied')?.[1]).toMatch(/, updates 536365 ×1 once$/);
     if (strategy === 'check-before-create') {
-      // Past the settle delay the record is created twice (the strategy's bound): found and reported, not silent.
-      expect(table.get('applied after the settle delay')).toEqual(['pass', expect.stringMatching(/^applied 2000 ms late: exit 0, remote 144 ≠ 143, 1 duplicated \(\d+ ×2\): detected, --force-reconcile exit 3, 1 in review as duplicates at the destination$/)]);
+      // Past the settle delay the record is created twice (the strategy's bound): found and reported,
+      // not silent. On a loaded machine the look-up may come after the late apply, and find it: once.
+      expect(table.get('applied after the settle delay')).toEqual([
+        'pass',
+        expect.stringMatching(/^applied 2000 ms late: exit 0, (remote 144 ≠ 143, 1 duplicated \(\d+ ×2\): detected, --force-reconcile exit 3, 1 in review as duplicates at the destination|rows 143 = 143, remote 143 once, attempts 1, staging 0, lock free)$/),
+      ]);
     }
     for (const check of ['409 on the first write', '500 on the first write', 'lock session killed at POST 48 of 143, rerun', 'idem work paused past its claims, the run takes over']) {
       expect([check, table.get(check)?.[0]]).toEqual([check, 'pass']);
