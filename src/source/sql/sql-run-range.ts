@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DateTime } from 'luxon';
+import { businessDateRange } from '../../runs/business-date-range.ts';
 
 /**
  * What a `sqlSource` query is given for a run of a business date: the half-open range of
@@ -27,10 +27,10 @@ export interface SqlRunRange {
 /**
  * The instants where `businessDate` starts and where the next date starts in `timeZone` (an IANA
  * zone), as ISO 8601 text in UTC with milliseconds: `2026-03-29` in `Europe/London` is
- * `[2026-03-29T00:00:00.000Z, 2026-03-29T23:00:00.000Z)`, 23 hours. luxon does the zone's
- * arithmetic (a date whose midnight does not exist starts at the first instant that does).
+ * `[2026-03-29T00:00:00.000Z, 2026-03-29T23:00:00.000Z)`, 23 hours (`businessDateRange`, the
+ * range a derived table's rebuild uses too).
  */
 export function businessDateInstants(businessDate: string, timeZone: string): { readonly startsAt: string; readonly endsAt: string } {
-  const start = DateTime.fromISO(businessDate, { zone: timeZone }).startOf('day');
-  return { startsAt: start.toUTC().toISO()!, endsAt: start.plus({ days: 1 }).startOf('day').toUTC().toISO()! };
+  const { start, end } = businessDateRange(businessDate, timeZone);
+  return { startsAt: start, endsAt: end };
 }
