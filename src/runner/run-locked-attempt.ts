@@ -10,7 +10,8 @@ import { LockLostError } from '../errors/lock-lost-error.ts';
 import type { JobRunAttempt } from '../runs/job-run.ts';
 import { startJobRun, touchJobRunHeartbeat } from '../runs/job-runs-queries.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
-import { recordSourceFileIdentity, sourceFileIdentity } from '../runs/source-file-identity.ts';
+import { recordSourceFileIdentity } from '../runs/source-file-identity.ts';
+import { UnchangedFileCheck } from '../source/unchanged-file-check.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 import { isoClock, type RunContext } from './run-context.ts';
 import type { RunEnding } from './run-ending.ts';
@@ -79,14 +80,14 @@ export async function runLockedAttempt(
       );
     }
     stopHeartbeat = keepJobRunAlive(db, attempt, config.heartbeatMs, now, report.log);
-    // A date's file may be re-exported under the same date: its identity tells a rerun so.
-    if (runKey.kind === 'date' && sourceKindOf(pipeline.source).readsFiles) {
-      const identity = await sourceFileIdentity(sourceLocation);
-      if (identity) await recordSourceFileIdentity(db, attempt, identity);
-    }
-
     const { runStages } = await import('./run-stages.ts');
-    await runStages(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, now });
+    const unchanged = new UnchangedFileCheck(runKey.kind === 'file' ? runKey.sha256 : undefined);
+    await runStages(ctx, request, { lock, log: report.log, counts: report.counts, sourceLocation, now, unchanged });
+    // A date's file may be re-exported under the same date: the identity of what this run read
+    // (hashed in the read's own pass, not read again) tells a rerun so.
+    if (runKey.kind === 'date' && sourceKindOf(pipeline.source).readsFiles && unchanged.readIdentity) {
+      await recordSourceFileIdentity(db, attempt, unchanged.readIdentity);
+    }
     if (pipeline.destinations.length > 0 && request.forceReconcile) {
       const { reconcileRun } = await import('../post/reconcile-run.ts');
       const reconciled = await reconcileRun({ db, config, now }, pipeline, { runKey: runKey.value, lock, log: report.log });

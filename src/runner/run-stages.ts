@@ -37,7 +37,7 @@ export type RunCounts = Record<string, Record<string, unknown>>;
 export async function runStages(
   ctx: RunContext,
   request: RunRequest,
-  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean; dryRun?: boolean },
+  run: { lock: AppLock; log: Logger; counts: RunCounts; sourceLocation: string; now: () => string; keepStaging?: boolean; dryRun?: boolean; unchanged?: UnchangedFileCheck },
 ): Promise<void> {
   const { db } = ctx;
   const { pipeline, runKey } = request;
@@ -61,7 +61,7 @@ export async function runStages(
   const readsEverything = request.force || request.forceReconcile;
   const since = incremental && !readsEverything ? ((await findSourceMark(db, pipeline.name))?.mark ?? undefined) : undefined;
   // Every read of a file is checked against the run's first read and the `--file` run key's hash.
-  const unchanged = new UnchangedFileCheck(runKey.kind === 'file' ? runKey.sha256 : undefined);
+  const unchanged = run.unchanged ?? new UnchangedFileCheck(runKey.kind === 'file' ? runKey.sha256 : undefined);
 
   /** One pass of extract + stage: staging and this attempt's quarantine start empty each time. */
   const extractAndStage = async (rereadable: boolean) => {

@@ -11,6 +11,7 @@ import { fileVersionChange, type FileVersion } from './file-version.ts';
 export class UnchangedFileCheck {
   readonly #runKeySha256: string | undefined;
   #first: FileVersion | undefined;
+  #read: { readonly bytes: number; readonly sha256: string } | undefined;
 
   /** @param runKeySha256 the SHA-256 (hex) of the content the run key names (`--file`); none for a date. */
   constructor(runKeySha256?: string) {
@@ -39,5 +40,14 @@ export class UnchangedFileCheck {
     if (this.#runKeySha256 !== undefined && sha256 !== this.#runKeySha256) {
       throw new SourceChangedError(file, `its content is no longer the content its run key was made of: sha256 ${sha256.slice(0, 16)}… read, ${this.#runKeySha256.slice(0, 16)}… when the run started`);
     }
+    this.#read ??= { bytes: Number(this.#first?.size ?? 0n), sha256 };
+  }
+
+  /**
+   * The identity (size in bytes, SHA-256 in hex) of the file the run read to its end, hashed in
+   * the read's own pass; undefined before a read reached the end (or for a source that is no file).
+   */
+  get readIdentity(): { readonly bytes: number; readonly sha256: string } | undefined {
+    return this.#read;
   }
 }
