@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { checkBeforeWrite } from './check-before-write.ts';
 import { HttpStatusError } from './http-status-error.ts';
 import { parseRetryAfter } from './parse-retry-after.ts';
 import { stringifyJson } from './raw-json.ts';
@@ -26,6 +27,11 @@ export interface JsonRequest {
   readonly body?: unknown;
   /** Cancels the request; the rejection is then the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * Called right before the request is written to the socket (see `checkBeforeWrite`); when it
+   * throws, nothing is written and the request rejects with what it threw.
+   */
+  readonly beforeWrite?: () => void;
 }
 
 /** A successful (status < 400) response. */
@@ -53,10 +59,10 @@ export interface JsonResponse {
  * ```
  */
 export async function requestJson(agent: Dispatcher, req: JsonRequest): Promise<JsonResponse> {
-  const { method, url, body, signal } = req;
+  const { method, url, body, signal, beforeWrite } = req;
   const headers = Object.fromEntries(Object.entries(req.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
   const res = await request(url, {
-    dispatcher: agent,
+    dispatcher: beforeWrite ? checkBeforeWrite(agent, beforeWrite) : agent,
     method,
     headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : stringifyJson(body),

@@ -57,6 +57,13 @@ export interface PostItemContext {
    * @throws ClaimLostError, LockLostError
    */
   readonly assertMaySend: () => Promise<void>;
+  /**
+   * Proves it once more, without a round trip, at the last moment: right before the request's
+   * bytes are written to the socket, after any wait for a connection (see `checkBeforeWrite`). A
+   * process stopped after `assertMaySend` then sends nothing once its claim has run out.
+   * @throws ClaimLostError
+   */
+  readonly assertLiveAtWrite?: () => void;
   /** Called once, just before the item's first create or update request goes out (not for a look-up). */
   readonly onFirstSend?: () => void;
   readonly onRetry?: (info: RetryInfo) => void;
@@ -93,7 +100,8 @@ function rightToSendLost(error: unknown): ClaimLostError | LockLostError | undef
  * than once (`RemoteDuplicatesError`) ends the item in `review` with their references, nothing
  * sent. Never throws for an HTTP failure: every ending is an outcome for the ledger.
  * @throws ClaimLostError or LockLostError from `markSending` or `assertMaySend`: the item belongs
- *   to another process now (or may soon), and nothing more is sent.
+ *   to another process now (or may soon), and nothing more is sent; and a database error of
+ *   `markSending` as it is (the run's failure, not the item's).
  */
 export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemContext): Promise<PostItemOutcome> {
   const { destination, agent } = ctx;
@@ -106,6 +114,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
   let attempts = 0;
   let found = false;
   let sent = false;
+  let ledgerFailure: { readonly error: unknown } | undefined;
 
   const sender: StrategySender = {
     lookUp: async () => {
@@ -118,7 +127,16 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       const held = lookup.exists ? lookup.exists(response.body, row) : lookup.find(response.body, row) !== undefined;
       return held ? undefined : row.remoteReference;
     },
-    markSending: ctx.markSending,
+    // The mark is the ledger's write, not the destination's answer: a database error there is
+    // the run's failure (a lost connection, another session's lock), never the item's.
+    markSending: async () => {
+      try {
+        await ctx.markSending();
+      } catch (error) {
+        if (!(error instanceof ClaimLostError)) ledgerFailure = { error };
+        throw error;
+      }
+    },
     sleep: ctx.sleep ?? delay,
   };
   const attempt = async (): Promise<string> => {
@@ -134,7 +152,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
       ctx.onFirstSend?.();
     }
     try {
-      const response = await requestJson(agent, { method: request.method, url: joinUrl(destination.url, request.path), headers, body: request.body });
+      const response = await requestJson(agent, { method: request.method, url: joinUrl(destination.url, request.path), headers, body: request.body, ...(ctx.assertLiveAtWrite ? { beforeWrite: ctx.assertLiveAtWrite } : {}) });
       // A deletion's answer may have no body: the record keeps the reference it was posted under.
       return row.deleted ? row.remoteReference! : definition.remoteReference(response.body, row);
     } catch (error) {
@@ -153,6 +171,7 @@ export async function postItem(item: LedgerItem, row: PostedRow, ctx: PostItemCo
     });
     return { status: 'posted', attempts, remoteReference, postedBy: found ? 'found' : row.deleted ? 'deleted' : request.method === 'POST' ? 'created' : 'updated' };
   } catch (error) {
+    if (ledgerFailure) throw ledgerFailure.error;
     // sendWithRetry wraps whatever an attempt throws; a lost right to send is not an HTTP failure.
     const lost = rightToSendLost(error);
     if (lost) throw lost;

@@ -66,6 +66,35 @@ describe('requestJson over a real socket', () => {
     expect(response.body).toEqual({ method: 'POST', contentType: 'application/json', accept: 'application/json', key: 'k-42', received: { id: 42, total: '9.90' } });
   });
 
+  it('withholds a request whose beforeWrite throws at write time, after its wait for a connection: nothing reaches the server', async () => {
+    const seen: string[] = [];
+    let releaseFirst = (): void => undefined;
+    const { url } = await startServer((req, res) => {
+      seen.push(req.url!);
+      if (req.url === '/first') releaseFirst = () => res.end('{}');
+      else res.end('{}');
+    });
+    const http = agent({ concurrency: 1 });
+    let live = true;
+    const checks: string[] = [];
+    const first = requestJson(http, { method: 'POST', url: `${url}/first`, body: {}, beforeWrite: () => checks.push('first') });
+    await expect.poll(() => seen).toEqual(['/first']);
+    // The one connection is busy: the second request waits for it, and its right to send lapses meanwhile.
+    const lost = new Error('claim lost while waiting');
+    const second = rejection(requestJson(http, { method: 'POST', url: `${url}/second`, body: {}, beforeWrite: () => {
+      checks.push('second');
+      if (!live) throw lost;
+    } }));
+    live = false;
+    releaseFirst();
+    await first;
+    expect(await second).toBe(lost);
+    // The third goes out on the same agent as usual.
+    await requestJson(http, { method: 'GET', url: `${url}/third` });
+    expect(seen).toEqual(['/first', '/third']);
+    expect(checks).toEqual(['first', 'second']);
+  });
+
   it('gives a non-JSON body as text and an empty body as undefined', async () => {
     const { url } = await startServer((req, res) => {
       if (req.url === '/text') res.writeHead(200, { 'content-type': 'text/plain' }).end('accepted');
