@@ -16,3 +16,4 @@ export { UnreadableFileError } from './unreadable-file-error.ts';
 export { DiskFullError } from './disk-full-error.ts';
 export { SourceUnavailableError } from './source-unavailable-error.ts';
 export { DeletionsHeldError } from './deletions-held-error.ts';
+export { DatabaseBusyError } from './database-busy-error.ts';

@@ -3,7 +3,9 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { coerceError } from '../errors/coerce-error.ts';
 import { ConnectionLostError } from '../errors/connection-lost-error.ts';
+import { DatabaseBusyError } from '../errors/database-busy-error.ts';
 import { DiskFullError } from '../errors/disk-full-error.ts';
+import { driverWords } from '../dialect/driver-words.ts';
 import { connectionLostReason } from '../db/connection-lost-reason.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { LockLostError } from '../errors/lock-lost-error.ts';
@@ -98,7 +100,7 @@ export async function runLockedAttempt(
     const { runPostPhase } = await import('./run-post-phase.ts');
     return await runPostPhase(ctx, request, { lock, report, attempt, hooks: run.hooks });
   } catch (caught) {
-    const error = asDiskFull(db, asConnectionLost(coerceError(caught), report.counts), report.counts);
+    const error = asDatabaseBusy(db, asDiskFull(db, asConnectionLost(coerceError(caught), report.counts), report.counts), report.counts);
     if (attempt) await recordFailedAttempt(db, attempt, { error, counts: report.counts, now: now(), log: report.log });
     throw error;
   } finally {
@@ -138,4 +140,19 @@ function asDiskFull(db: Database, error: Error, counts: RunCounts): Error {
   const cause = db.adapter.diskFull(error);
   if (cause === undefined) return error;
   return new DiskFullError(cause, `nothing of ${stageOf(counts)} was committed; free space on that disk (or give the database more), then run the same command again`, error);
+}
+
+/**
+ * `error` as a {@link DatabaseBusyError} when the database kept what the run had to write locked
+ * through every retry (its adapter's `isLockConflict`), the app lock's lease renewal included,
+ * naming the stage the run was in ({@link stageOf}): retry later, not a failure. Any other error
+ * as it is.
+ */
+function asDatabaseBusy(db: Database, error: Error, counts: RunCounts): Error {
+  // A SQLite lease that could not be renewed for the busy database is not known to be taken.
+  if (error instanceof LockLostError && db.adapter.isLockConflict(error.cause)) {
+    return new DatabaseBusyError(stageOf(counts), `app lock "${error.lockName}" could not be renewed: ${driverWords(error.cause)}`, error);
+  }
+  if (error instanceof IdemError || !db.adapter.isLockConflict(error)) return error;
+  return new DatabaseBusyError(stageOf(counts), driverWords(error), error);
 }

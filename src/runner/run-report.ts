@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConnectionLostError } from '../errors/connection-lost-error.ts';
+import { DatabaseBusyError } from '../errors/database-busy-error.ts';
 import { IdemError } from '../errors/idem-error.ts';
 import { SourceChangedError } from '../errors/source-changed-error.ts';
 import { StoppedError } from '../errors/stopped-error.ts';
@@ -16,7 +17,8 @@ import type { RunCounts } from './run-stages.ts';
 /**
  * The outcome a failed run exits with: its error's own (`usage` for a configuration error found
  * during the run), else `failed`. The failures that exit 75 are a lost database connection
- * (`ConnectionLostError`: the stage it cut committed nothing, and a plain rerun resumes), a
+ * (`ConnectionLostError`: the stage it cut committed nothing, and a plain rerun resumes), the
+ * database kept locked by another session through every retry (`DatabaseBusyError`), a
  * source file that changed while it was read (`SourceChangedError`: nothing of it was upserted,
  * and a rerun once its producer has finished reads it whole), a source that stayed unreachable
  * before anything was read from it (`SourceUnavailableError`, thrown by a kind's `read`) and a
@@ -24,7 +26,7 @@ import type { RunCounts } from './run-stages.ts';
  * run did anything.
  */
 export function failureOutcomeOf(error: Error): Outcome {
-  if (error instanceof ConnectionLostError || error instanceof SourceChangedError || error instanceof SourceUnavailableError || error instanceof StoppedError) return error.outcome;
+  if (error instanceof ConnectionLostError || error instanceof DatabaseBusyError || error instanceof SourceChangedError || error instanceof SourceUnavailableError || error instanceof StoppedError) return error.outcome;
   if (!(error instanceof IdemError) || exitCodeOf(error.outcome) === EXIT_CODES.retryLater) return 'failed';
   return error.outcome;
 }

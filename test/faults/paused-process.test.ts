@@ -5,7 +5,7 @@ import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect, DIALECTS } from '../helpers/dialects.ts';
 import { loseAppLock } from '../helpers/lose-app-lock.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
-import { runCli, startCli, summaryOf, type CliProcess } from '../helpers/run-cli.ts';
+import { runCli, runCliWhenUnlocked, startCli, summaryOf, type CliProcess } from '../helpers/run-cli.ts';
 import { waitForAppLock } from '../helpers/wait-for-app-lock.ts';
 
 const DAY = '2010-12-01';
@@ -209,6 +209,40 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: a run stopped inside a wr
       expect(world.sandbox.state.records()).toHaveLength(INVOICES);
     } finally {
       probe.close();
+      await world.close();
+    }
+  });
+
+  it('a run that holds its lock and meets the database locked by another process past the busy timeout exits 75, its stage uncommitted; a rerun finishes', async ({ task }) => {
+    const world = await openFaultWorld('sqlite', task.name);
+    const other = new Sqlite(world.testDb.url.slice('sqlite:'.length), { timeout: 0 });
+    try {
+      // The run stages, then sleeps before its upsert: then another process takes the write lock
+      // and keeps it (an `idem work` or a shell stopped inside a write transaction).
+      const run = startCli(RUN, { ...world.env(), IDEM_FAILPOINTS: 'after-stage=sleep:1500' });
+      await new Promise<void>((resolve, reject) => {
+        let seen = '';
+        run.child.stderr!.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (seen.includes('"stage":"stage"')) resolve();
+        });
+        run.child.on('close', () => reject(new Error(`the run ended before staging\n${seen}`)));
+      });
+      other.exec('begin immediate');
+      const cut = await run.done;
+      other.exec('rollback');
+      expect(cut.code, cut.stdout + cut.stderr).toBe(75);
+      expect(summaryOf(cut).msg).toMatch(/^run failed: another session kept the database locked through every retry during upsert \(on SQLite, a process stopped or stuck inside a write transaction\); a plain rerun once it lets go resumes \(.*database is locked\)$/);
+      expect(summaryOf(cut).err).toMatchObject({ code: 'DATABASE_BUSY' });
+      expect(await world.db.knex(pipeline.tables.target).count({ n: '*' })).toEqual([{ n: 0 }]);
+      await waitForAppLock(world.db, pipeline.name);
+      const rerun = await runCliWhenUnlocked(RUN, world.env());
+      expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+      expect(await world.db.knex('job_runs').select('status', 'attempts')).toEqual([{ status: 'completed', attempts: 2 }]);
+      expect(notOnce(world)).toEqual([]);
+      expect(world.sandbox.state.records()).toHaveLength(INVOICES);
+    } finally {
+      other.close();
       await world.close();
     }
   });
