@@ -236,6 +236,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     .option('--database-url <url>', 'a PostgreSQL, MySQL/MariaDB or SQL Server to create scratch databases on (default: temp SQLite files)')
     .option('--seed <n>', 'seed of the random kill points in the post stage (default: random, printed)', wholeNumber('--seed', 0))
     .option('--concurrency <n>', 'checks run at once, each on its own scratch database (default: CPUs, at most 4)', wholeNumber('--concurrency', 1))
+    .option('--only <text>', 'run only the checks whose name contains TEXT (repeatable); the clean runs they compare with always run', (text: string, previous: string[] = []) => [...previous, text])
     .action(async (name: string, options) => {
       const { proveCommand } = await import('./commands/prove-command.ts');
       outcome = await proveCommand(name, options);

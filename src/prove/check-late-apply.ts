@@ -1,13 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { runIdemChild } from '../child-process/start-idem-child.ts';
-import { countItemsNeedingOperator } from '../ledger/ledger-reports.ts';
 import { EXIT_CODES } from '../outcome/outcome.ts';
-import { describeChildEnd } from './describe-child-end.ts';
 import { endAsAnOperatorWould } from './end-as-an-operator-would.ts';
 import type { ProveCheckOutcome } from './prove-check.ts';
 import type { ProveCase } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';
-import { remoteTallyText } from './remote-tally-text.ts';
+import { requireDetectedDuplicates } from './require-detected-duplicates.ts';
 
 /** The children's headers timeout and settle delay in this check, in ms: short, so the late apply comes soon. */
 const HEADERS_TIMEOUT_MS = 500;
@@ -21,8 +19,7 @@ const LATE_MS = 2_000;
  * Past the documented bound of `check-before-create`: its look-up finds nothing, it creates the
  * record again, and the late write makes it a duplicate. That one cannot be prevented, but it must
  * not be silent: once the late write has landed, a `--force-reconcile` run must find every
- * record held twice and send its item to review as a duplicate at the destination
- * (`lookup.references`), which `idem status` counts. Under `idempotency-key` the resend meets
+ * record held twice (see `requireDetectedDuplicates`). Under `idempotency-key` the resend meets
  * the key still in flight and the record is created once; under `mark-before-send` the item goes
  * to review, which is settled as an operator would once the write has landed.
  */
@@ -46,16 +43,6 @@ export async function checkLateApply(c: ProveCase, reference: ProveReference): P
     attempts += 1;
     said.push(`rerun exit ${run.code ?? run.signal}`);
   }
-  const twice = c.standIns.tally().duplicates;
-  if (twice.length === 0) return endAsAnOperatorWould(c, reference, run, attempts, said);
-  said.push(remoteTallyText(c.standIns.tally(), reference.records));
-  const reconcile = await runIdemChild([...c.runArgs, '--force-reconcile'], env);
-  const found = await c.withDatabase(async (db) => (await countItemsNeedingOperator(db, c.pipeline.name))[c.pipeline.name]?.duplicatesAtDestination ?? 0);
-  if (reconcile.code !== EXIT_CODES.needsOperator || found < twice.length) {
-    return {
-      result: 'fail',
-      counts: `${said.join(', ')}: created twice silently, --force-reconcile ${describeChildEnd(reconcile)} and found ${found} duplicate(s) at the destination (declare lookup.references)`,
-    };
-  }
-  return { result: 'pass', counts: `${said.join(', ')}: detected, --force-reconcile exit 3, ${found} in review as duplicates at the destination` };
+  if (c.standIns.tally().duplicates.length === 0) return endAsAnOperatorWould(c, reference, run, attempts, said);
+  return requireDetectedDuplicates(c, reference, env, said);
 }

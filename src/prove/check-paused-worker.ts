@@ -4,6 +4,7 @@ import { WORK_WORKER_PREFIX } from '../post/post-worker.ts';
 import { describeChildEnd } from './describe-child-end.ts';
 import { endAsAnOperatorWould } from './end-as-an-operator-would.ts';
 import { exitDisagreesWithJobRun } from './exit-disagrees-with-job-run.ts';
+import { requireDetectedDuplicates } from './require-detected-duplicates.ts';
 import type { ProveCheckOutcome } from './prove-check.ts';
 import type { ProveCase } from './prove-case.ts';
 import type { ProveReference } from './prove-reference.ts';
@@ -19,7 +20,11 @@ const WRITE_LATENCY_MS = 50;
  * past its claims' time to live, while the run takes its items over; it is resumed (SIGCONT) once
  * the run has ended. Whatever it had in flight must not reach a destination twice: its claims ran
  * out by its own clock, an item it was sending under mark-before-send went to review and its late
- * outcome is refused. Both processes' exit codes must agree with `job_runs`, and once items in
+ * outcome is refused. Under check-before-create a request it had passed its last claim check for
+ * goes out when it resumes, after the run's look-up: a duplicate the strategy cannot prevent, which
+ * must be detected (see `requireDetectedDuplicates`). The run may meet the database kept locked by
+ * the stopped worker (SQLite: its write transaction) and exit 75; it is then run again, as a
+ * scheduler would. Both processes' exit codes must agree with `job_runs`, and once items in
  * review are settled as an operator would, every record is at each destination once. Short
  * timeouts, settle delay and takeover grace, so the takeover comes within seconds. `skip` when
  * the worker never held an item (a run of few items claims them all in its first batch).
@@ -57,13 +62,18 @@ export async function checkPausedWorker(c: ProveCase, reference: ProveReference)
   c.standIns.onPost = undefined;
   if (!paused) worker.child.kill('SIGCONT');
   const ran = await run.done;
+  // What the run's exit code must agree with: job_runs as it left it, before the worker goes on.
+  const statusAfterRun = (await c.jobRun())?.status;
   worker.child.kill('SIGCONT');
   const resumed = await worker.done;
   // A run of few items claims them all in its first batch: there is nothing a worker could hold.
   if (!paused) return { result: 'skip', counts: `the worker held no claimed item on any write before the run ${describeChildEnd(ran)}: nothing to pause` };
   const said = [`exit ${ran.code ?? ran.signal} + worker ${resumed.code ?? resumed.signal}`];
   const status = (await c.jobRun())?.status;
-  const disagrees = exitDisagreesWithJobRun(ran, status) ?? exitDisagreesWithJobRun(resumed, status);
+  const disagrees = exitDisagreesWithJobRun(ran, statusAfterRun) ?? exitDisagreesWithJobRun(resumed, status);
   if (disagrees) return { result: 'fail', counts: `${said[0]}: ${disagrees}` };
+  // Stopped between its last claim check and its request, the worker sends once resumed: under
+  // check-before-create, after the run's look-up found nothing and created the record.
+  if (c.standIns.tally().duplicates.length > 0) return requireDetectedDuplicates(c, reference, env, said);
   return endAsAnOperatorWould(c, reference, ran, 1, said);
 }

@@ -10,27 +10,35 @@ import { verifyCaseEnd } from './verify-case-end.ts';
 
 /**
  * Ends a case whose last run ended with `run`, and checks what it ended with (see
- * `verifyCaseEnd`). A run that stopped for review (exit 3: under mark-before-send, what may have
- * reached the destination) has its items settled as an operator would (see `settleReviewItems`),
- * and one more run sends what was retried, or completes the run key.
+ * `verifyCaseEnd`). A run that exited 75 (retry later: the database kept locked by a stopped
+ * process, a lost connection) is run again, as the scheduler's retry would. A run that stopped
+ * for review (exit 3: under mark-before-send, what may have reached the destination) has its
+ * items settled as an operator would (see `settleReviewItems`), and one more run sends what was
+ * retried, or completes the run key.
  * @param attempts the attempts `job_runs` must count after `run`.
  * @param extra what happened before, leading the counts (e.g. `exit 0 + 1`).
  */
 export async function endAsAnOperatorWould(c: ProveCase, reference: ProveReference, run: IdemChildResult, attempts: number, extra: readonly string[] = []): Promise<ProveCheckOutcome> {
   const parts = [...extra];
   let expectedAttempts = attempts;
-  if (run.code === EXIT_CODES.needsOperator) {
+  let last = run;
+  if (last.code === EXIT_CODES.retryLater) {
+    last = await runIdemChild(c.runArgs, c.env());
+    expectedAttempts += 1;
+    parts.push(`rerun exit ${last.code ?? last.signal}`);
+  }
+  if (last.code === EXIT_CODES.needsOperator) {
     const settled = await c.withDatabase((db) => settleReviewItems(db, c.pipeline, c.standIns));
     parts.push(`review: ${settled.markedPosted} marked posted, ${settled.retried} retried`);
     if (settled.failed > 0) return { result: 'fail', counts: `${settled.failed} item(s) failed terminally` };
     // Marking the last open item posted completes the run key; anything retried needs a run.
     if ((await c.jobRun())?.status !== 'completed') {
-      const last = await runIdemChild(c.runArgs, c.env());
-      if (last.code !== EXIT_CODES.ok) return { result: 'fail', counts: `${parts.join(', ')}; the run after that ${describeChildEnd(last)}` };
+      const after = await runIdemChild(c.runArgs, c.env());
+      if (after.code !== EXIT_CODES.ok) return { result: 'fail', counts: `${parts.join(', ')}; the run after that ${describeChildEnd(after)}` };
       expectedAttempts += 1;
     }
-  } else if (run.code !== EXIT_CODES.ok) {
-    return { result: 'fail', counts: `${[...parts, `the run ${describeChildEnd(run)}`].join(', ')}` };
+  } else if (last.code !== EXIT_CODES.ok) {
+    return { result: 'fail', counts: `${[...parts, `the run ${describeChildEnd(last)}`].join(', ')}` };
   }
   return verifyCaseEnd(c, reference, expectedAttempts, parts);
 }

@@ -2,7 +2,7 @@ import pMap from 'p-map';
 import { checkCleanRuns } from './check-clean-runs.ts';
 import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
 import { withProveCase, type ProveTarget } from './prove-case.ts';
-import { listCrashChecks } from './list-crash-checks.ts';
+import { listCrashChecks, type CrashCheck } from './list-crash-checks.ts';
 import { listUpdateChecks } from './list-update-checks.ts';
 import { scratchDatabases } from './scratch-databases.ts';
 import { timeCheck } from './time-check.ts';
@@ -15,6 +15,12 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
   readonly seed: number;
   /** Checks run at once, each on its own scratch database and stand-ins. @defaultValue 2 */
   readonly concurrency?: number;
+  /**
+   * Run only the crash and update checks whose name contains one of these texts (a proof of one
+   * fix, a rerun of one failed line); the clean runs they compare with always run.
+   * @defaultValue every check
+   */
+  readonly only?: readonly string[];
   /** Called as each check ends (progress for a person watching). */
   readonly onCheck?: (check: ProveCheck) => void;
 }
@@ -69,13 +75,16 @@ async function prove(options: Omit<ProveOptions, 'serverUrl'> & ProveTarget): Pr
   }
   const crashChecks = listCrashChecks(options.pipeline, reference, options.seed);
   const updateChecks = updateReference ? listUpdateChecks(options.pipeline, reference, updateReference) : [];
+  const only = options.only;
+  const chosen = (checks: readonly CrashCheck[]) => (only ? checks.filter((check) => only.some((text) => check.name.includes(text))) : checks);
+  const crash = chosen(crashChecks);
   const rest = await pMap(
-    [...crashChecks, ...updateChecks],
+    [...crash, ...chosen(updateChecks)],
     (check) =>
       'skip' in check
         ? timeCheck(check.name, async () => ({ result: 'skip', counts: check.skip }), onCheck)
         : timeCheck(check.name, () => withProveCase(options, check.run), onCheck),
     { concurrency: options.concurrency ?? 2 },
   );
-  return [...first, ...rest.slice(0, crashChecks.length), ...(force ? [force] : []), ...(update ? [update] : []), ...rest.slice(crashChecks.length)];
+  return [...first, ...rest.slice(0, crash.length), ...(force ? [force] : []), ...(update ? [update] : []), ...rest.slice(crash.length)];
 }

@@ -18,6 +18,8 @@ export interface ProveCommandOptions {
   readonly seed?: number;
   /** Checks at once. @defaultValue min(4, available CPUs) */
   readonly concurrency?: number;
+  /** Run only the checks whose name contains one of these texts; default every check. */
+  readonly only?: readonly string[];
 }
 
 /**
@@ -43,6 +45,7 @@ export async function proveCommand(name: string, options: ProveCommandOptions): 
     serverUrl: options.databaseUrl,
     seed,
     concurrency: options.concurrency ?? Math.min(4, availableParallelism()),
+    only: options.only,
     onCheck: (check) => process.stderr.write(`  ${check.result.padEnd(4)}  ${check.name} (${(check.ms / 1000).toFixed(1)} s)\n`),
   });
   process.stdout.write(formatProveReport(checks));
