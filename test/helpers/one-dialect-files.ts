@@ -9,6 +9,10 @@
  * test/unit/one-dialect-files.test.ts holds this list to the files.
  */
 export const ONE_DIALECT_FILES: Readonly<Record<string, string>> = {
+  'test/faults/deletion-kill.test.ts': "what check-before-create and mark-before-send do with a DELETE in flight is decided in src/post/; the deletions' marks, their enqueue and claims run on every dialect in the same file's first half",
+  'test/faults/update-kill.test.ts': "what each strategy does with a PUT in flight or a gateway's 504 is decided in src/post/; the ledger versions written before a PUT, and their claims, are killed on every dialect in the same file's first half",
+  'test/integration/repost.test.ts': "what mark-before-send and check-before-create do with a repost's PUT in flight is decided in src/post/; the repost's enqueue and its kill are proven on every dialect in the same file's first half",
+  'test/faults/derived-kill.test.ts': 'a kill before the upsert writes nothing derived, and one after its commit leaves the rebuilt rows as committed: one dialect shows it; the kills in the upsert\'s transaction, where the derived tables are rebuilt, run on every dialect',
   'test/faults/destination-faults.test.ts': "HTTP faults of the destination (resets, 503 storms, a 400): what each strategy does with an answer is decided in src/post/, above the adapter",
   'test/faults/outcome-agrees-with-job-runs.test.ts': 'which outcome a finished post stage has (job_runs, the exit code, idem status) is decided from the ledger counts in src/post/; the job_runs write is one conditional update through knex',
   'test/faults/strategy-fine-print.test.ts': "each post strategy's answer to a 504 after apply, a late commit and A → B → A: src/post/ decides; the ledger's SQL is proven per dialect by worker-kill, update-kill and ledger-enqueue",
