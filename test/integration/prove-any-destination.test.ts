@@ -49,6 +49,8 @@ export const pipeline = definePipeline({
       references: (body) => (body as { id: number }[]).map((car) => String(car.id)),
     },
     settleDelayMs: 100,
+    // Short timeouts: a takeover under check-before-create waits them out (see scaling.md).
+    http: { connectTimeoutMs: 1000, headersTimeoutMs: 2000 },
   }],
 });
 `;
@@ -114,7 +116,8 @@ describe('idem prove on a destination that is not the sandbox', () => {
     if (described) writeFileSync(path.join(dir, 'stand-ins', 'cars.ts'), STAND_INS);
     const file = path.join(dir, 'data', 'cars.csv');
     writeFileSync(file, 'name,hp\nchevrolet chevelle malibu,130\nbuick skylark 320,165\nplymouth satellite,150\n');
-    return { dir, file, env: { PATH: process.env.PATH, HOME: process.env.HOME, IDEM_PROJECT_DIR: dir } };
+    // A takeover's own margin, short as the timeouts above: each kill check waits it out once.
+    return { dir, file, env: { PATH: process.env.PATH, HOME: process.env.HOME, IDEM_PROJECT_DIR: dir, IDEM_TAKEOVER_GRACE_MS: '500' } };
   }
 
   it('fails the clean run and says which answer the items got', async () => {
