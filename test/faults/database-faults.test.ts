@@ -6,6 +6,7 @@ import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts'
 import { readAftermath } from '../helpers/read-aftermath.ts';
 import { runCliWhenUnlocked, startCli, summaryOf } from '../helpers/run-cli.ts';
 import { waitForAppLock } from '../helpers/wait-for-app-lock.ts';
+import { waitForLogLine } from '../helpers/wait-for-log-line.ts';
 
 const DAY = '2010-12-01';
 const RUN = ['run', pipeline.name, '--date', DAY];
@@ -29,14 +30,7 @@ describeEachDialect('the app lock is lost mid-run', (dialect) => {
     const env = world.env();
     const run = startCli(RUN, { ...env, IDEM_FAILPOINTS: 'after-stage=sleep:3000' });
     // The stage log line comes just before the after-stage sleep: the lock is held and idle.
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      run.child.stderr!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (seen.includes('"stage":"stage"')) resolve();
-      });
-      run.child.on('close', () => reject(new Error(`the run ended before staging\n${seen}`)));
-    });
+    await waitForLogLine(run, (line) => line.stage === 'stage');
     expect(await loseAppLock(dialect, db, world.testDb.url, pipeline.name, run.child.pid!)).toBe(1);
 
     const lost = await run.done;

@@ -7,6 +7,7 @@ import { loseAppLock } from '../helpers/lose-app-lock.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { runCli, runCliWhenUnlocked, startCli, summaryOf, type CliProcess } from '../helpers/run-cli.ts';
 import { waitForAppLock } from '../helpers/wait-for-app-lock.ts';
+import { waitForLogLine } from '../helpers/wait-for-log-line.ts';
 
 const DAY = '2010-12-01';
 const INVOICES = 143;
@@ -220,14 +221,7 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: a run stopped inside a wr
       // The run stages, then sleeps before its upsert: then another process takes the write lock
       // and keeps it (an `idem work` or a shell stopped inside a write transaction).
       const run = startCli(RUN, { ...world.env(), IDEM_FAILPOINTS: 'after-stage=sleep:1500' });
-      await new Promise<void>((resolve, reject) => {
-        let seen = '';
-        run.child.stderr!.on('data', (chunk: Buffer) => {
-          seen += chunk.toString();
-          if (seen.includes('"stage":"stage"')) resolve();
-        });
-        run.child.on('close', () => reject(new Error(`the run ended before staging\n${seen}`)));
-      });
+      await waitForLogLine(run, (line) => line.stage === 'stage');
       other.exec('begin immediate');
       const cut = await run.done;
       other.exec('rollback');
