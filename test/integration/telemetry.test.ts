@@ -220,7 +220,7 @@ describe('telemetry never costs a run', () => {
 
   it('loads no OpenTelemetry module when no endpoint is set, and the SDK when one is', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'idem-otel-'));
-    const hook = { NODE_OPTIONS: `--import=${path.join(PROJECT_DIR, 'test', 'helpers', 'record-opentelemetry-imports.mjs')}` };
+    const hook = { NODE_OPTIONS: `--import=${path.join(PROJECT_DIR, 'test', 'helpers', 'record-imports.mjs')}`, IDEM_TEST_IMPORTS_MATCH: '/@opentelemetry/' };
     const without = path.join(dir, 'without.txt');
     expect((await run({ ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: without })).code).toBe(0);
     expect(existsSync(without) ? readFileSync(without, 'utf8') : '').toBe('');
@@ -236,6 +236,14 @@ describe('telemetry never costs a run', () => {
     const workWith = path.join(dir, 'work-with.txt');
     expect((await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWith, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })).code).toBe(0);
     expect(readFileSync(workWith, 'utf8')).toMatch(/@opentelemetry\/sdk-trace/);
+  });
+
+  it("a no-op rerun loads neither OpenTelemetry nor node:http (whose ESM import loads Node's own bundled undici, 70 ms of CPU)", async () => {
+    expect((await run(project.env)).code).toBe(0);
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'idem-imports-')), 'imports.txt');
+    const noop = await run({ ...project.env, NODE_OPTIONS: `--import=${path.join(PROJECT_DIR, 'test', 'helpers', 'record-imports.mjs')}`, IDEM_TEST_IMPORTS_FILE: file, IDEM_TEST_IMPORTS_MATCH: '^node:https?$|/@opentelemetry/|/undici/' });
+    expect([noop.code, summaryOf(noop).outcome]).toEqual([0, 'noop']);
+    expect(existsSync(file) ? readFileSync(file, 'utf8') : '').toBe('');
   });
 
   it('a collector that is down loses the telemetry, not the run (nothing listens on the endpoint)', async () => {
