@@ -1,10 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runIdemChild } from '../../src/child-process/start-idem-child.ts';
 import { DIALECTS } from '../helpers/dialects.ts';
-import { PROJECT_DIR } from '../helpers/run-cli.ts';
+import { createCarsProject, type CarsProject } from '../helpers/cars-project.ts';
+import { proveTable } from '../helpers/prove-table.ts';
 
 // Issue 28 §7: `idem prove` missed what an independent harness found against json-server. A
 // json-server-like cars API that ignores Idempotency-Key, described as such in
@@ -68,47 +66,15 @@ export function destinations() {
 }
 `;
 
-const MIGRATION = `import type { Knex } from 'knex';
-import { column, type MigrationContext } from 'idem';
-
-export async function up(_knex: Knex, idem: MigrationContext): Promise<void> {
-  await idem.createPipelineTables({ staging: 'stg_cars', target: 'cars', columns: { hp: column.integer() } });
-}
-
-export async function down(_knex: Knex, idem: MigrationContext): Promise<void> {
-  await idem.dropPipelineTables({ staging: 'stg_cars', target: 'cars' });
-}
-`;
-
-/** The rows of the `idem prove` table: check → [result, counts]. */
-function proveTable(stdout: string): Map<string, [string, string]> {
-  const rows = new Map<string, [string, string]>();
-  for (const line of stdout.split('\n')) {
-    const match = /^(.+?) {2,}(pass|fail|skip) {2,}(.*)$/.exec(line);
-    if (match) rows.set(match[1]!, [match[2]!, match[3]!]);
-  }
-  return rows;
-}
-
 describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove against an API described without idempotency-key support', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  let project: CarsProject | undefined;
+  afterEach(() => project?.remove());
 
   it('says the idempotency-key strategy cannot hold there, and fails the late apply as a silent duplicate', { timeout: PROOF_TIMEOUT_MS }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'idem-prove-keyless-'));
-    for (const sub of ['pipelines', 'migrations', 'data', 'node_modules', 'stand-ins']) mkdirSync(path.join(dir, sub));
-    for (const dependency of ['zod', 'msw']) symlinkSync(path.join(PROJECT_DIR, 'node_modules', dependency), path.join(dir, 'node_modules', dependency), 'dir');
-    symlinkSync(PROJECT_DIR, path.join(dir, 'node_modules', 'idem'), 'dir');
-    writeFileSync(path.join(dir, 'pipelines', 'cars.ts'), PIPELINE);
-    writeFileSync(path.join(dir, 'migrations', '20270101000000_create_cars.ts'), MIGRATION);
-    writeFileSync(path.join(dir, 'stand-ins', 'cars.ts'), STAND_INS);
-    const file = path.join(dir, 'data', 'cars.csv');
-    writeFileSync(file, 'name,hp\nchevrolet chevelle malibu,130\nbuick skylark 320,165\nplymouth satellite,150\n');
+    project = createCarsProject('prove-keyless', PIPELINE, STAND_INS);
+    const { dir, file, env } = project;
 
-    const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1', '--only', 'idempotency keys', '--only', 'settle'], { PATH: process.env.PATH, HOME: process.env.HOME, IDEM_PROJECT_DIR: dir }, { cwd: dir });
+    const result = await runIdemChild(['prove', 'cars', '--file', file, '--seed', '1', '--only', 'idempotency keys', '--only', 'settle'], env, { cwd: dir });
     expect(result.code, result.stdout + result.stderr).toBe(1);
     const table = proveTable(result.stdout);
     expect(table.get('idempotency keys honoured by the API')).toEqual([

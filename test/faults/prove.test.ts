@@ -6,6 +6,7 @@ import { column } from '../../src/column/column-type.ts';
 import { scratchDatabases } from '../../src/prove/scratch-databases.ts';
 import { ADMIN_URLS, describeEachDialect, DIALECTS, type TestDialect } from '../helpers/dialects.ts';
 import { PROJECT_DIR, runCli } from '../helpers/run-cli.ts';
+import { proveTable } from '../helpers/prove-table.ts';
 import { PRODUCTS_PIPELINE, sourcesEnv, startSandbox } from '../helpers/sandbox.ts';
 import type { SandboxApi } from '../../src/sandbox/start-sandbox-api.ts';
 
@@ -13,16 +14,6 @@ const BROKEN_PROJECT = path.join(PROJECT_DIR, 'test', 'fixtures', 'broken-projec
 // A full proof runs the CLI about 80 times (the create path, its fine print and the update path);
 // on a busy 2-CPU machine with four proofs at once that takes several minutes.
 const PROOF_TIMEOUT_MS = 900_000;
-
-/** The rows of the `idem prove` table: check → [result, counts]. */
-function proveTable(stdout: string): Map<string, [string, string]> {
-  const rows = new Map<string, [string, string]>();
-  for (const line of stdout.split('\n')) {
-    const match = /^(.+?) {2,}(pass|fail|skip) {2,}(.*)$/.exec(line);
-    if (match) rows.set(match[1]!, [match[2]!, match[3]!]);
-  }
-  return rows;
-}
 
 const FAILPOINT_CHECKS = ['before-stage', 'mid-stage', 'after-extract', 'after-stage', 'mid-upsert', 'after-upsert', 'before-post', 'before-complete'].map((p) => `kill at ${p}, rerun`);
 

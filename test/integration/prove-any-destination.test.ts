@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runIdemChild } from '../../src/child-process/start-idem-child.ts';
-import { PROJECT_DIR } from '../helpers/run-cli.ts';
+import { CARS_MIGRATION, createCarsProject, type CarsProject } from '../helpers/cars-project.ts';
 import { startPipelineTest } from '../../src/testing/index.ts';
 
 // A project of its own whose destination is not the sandbox's POST /invoices (a json-server-like
@@ -86,38 +85,15 @@ export function destinations() {
 }
 `;
 
-const MIGRATION = `import type { Knex } from 'knex';
-import { column, type MigrationContext } from 'idem';
-
-export async function up(_knex: Knex, idem: MigrationContext): Promise<void> {
-  await idem.createPipelineTables({ staging: 'stg_cars', target: 'cars', columns: { hp: column.integer() } });
-}
-
-export async function down(_knex: Knex, idem: MigrationContext): Promise<void> {
-  await idem.dropPipelineTables({ staging: 'stg_cars', target: 'cars' });
-}
-`;
-
 describe('idem prove on a destination that is not the sandbox', () => {
-  let dir: string | undefined;
-  afterEach(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
+  let project: CarsProject | undefined;
+  afterEach(() => project?.remove());
 
-  /** A temp project with the cars pipeline, its migration, a three-car file and (when asked) stand-ins/cars.ts. */
-  function carsProject(described: boolean): { dir: string; file: string; env: Record<string, string | undefined> } {
-    dir = mkdtempSync(path.join(tmpdir(), 'idem-prove-cars-'));
-    for (const sub of ['pipelines', 'migrations', 'data', 'node_modules', 'stand-ins']) mkdirSync(path.join(dir, sub));
-    for (const dependency of ['zod', 'msw']) symlinkSync(path.join(PROJECT_DIR, 'node_modules', dependency), path.join(dir, 'node_modules', dependency), 'dir');
-    symlinkSync(PROJECT_DIR, path.join(dir, 'node_modules', 'idem'), 'dir');
-    writeFileSync(path.join(dir, 'pipelines', 'cars.ts'), PIPELINE);
-    writeFileSync(path.join(dir, 'migrations', '20270101000000_create_cars.ts'), MIGRATION);
-    if (described) writeFileSync(path.join(dir, 'stand-ins', 'cars.ts'), STAND_INS);
-    const file = path.join(dir, 'data', 'cars.csv');
-    writeFileSync(file, 'name,hp\nchevrolet chevelle malibu,130\nbuick skylark 320,165\nplymouth satellite,150\n');
+  /** A project of its own with the cars pipeline and (when asked) stand-ins/cars.ts. */
+  function carsProject(described: boolean): CarsProject {
+    project = createCarsProject('prove-cars', PIPELINE, described ? STAND_INS : undefined);
     // A takeover's own margin, short as the timeouts above: each kill check waits it out once.
-    return { dir, file, env: { PATH: process.env.PATH, HOME: process.env.HOME, IDEM_PROJECT_DIR: dir, IDEM_TAKEOVER_GRACE_MS: '500' } };
+    return { ...project, env: { ...project.env, IDEM_TAKEOVER_GRACE_MS: '500' } };
   }
 
   it('fails the clean run and says which answer the items got', async () => {
@@ -221,7 +197,7 @@ export const pipeline = definePipeline({
   columns: { name: column.text() },
 });
 `);
-    writeFileSync(path.join(dir, 'migrations', '20270101000100_create_stations.ts'), MIGRATION.replaceAll('cars', 'stations').replace('column.integer()', 'column.text()').replaceAll('hp:', 'name:'));
+    writeFileSync(path.join(dir, 'migrations', '20270101000100_create_stations.ts'), CARS_MIGRATION.replaceAll('cars', 'stations').replace('column.integer()', 'column.text()').replaceAll('hp:', 'name:'));
     writeFileSync(path.join(dir, 'stand-ins', 'stations.ts'), `import { http, HttpResponse } from 'msw';
 
 export function source() {
