@@ -21,6 +21,16 @@ export interface AppLock {
    */
   assertValid(): Promise<void>;
   /**
+   * The part of {@link assertValid} that needs no round trip at all, for the last moment before a
+   * request's bytes are written to the socket (`http/check-before-write.ts`): a lock session that
+   * has not failed (server dialects); a lease that has not run out by this process's monotonic
+   * clock (SQLite). A lease that ran out cannot be renewed there, so it counts as lost: the
+   * process was stopped, or stalled past two thirds of the lease, between its last proof and the
+   * write.
+   * @throws LockLostError
+   */
+  assertValidNow(): void;
+  /**
    * Whether the lock is a lease that lapses unless renewed (SQLite): a holder that stops
    * renewing, paused or cut off, loses it by time alone and, by {@link assertValid}, stops sending
    * by the same time, so once another process has taken the lock the earlier holder sends nothing

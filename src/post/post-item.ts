@@ -60,8 +60,9 @@ export interface PostItemContext {
   /**
    * Proves it once more, without a round trip, at the last moment: right before the request's
    * bytes are written to the socket, after any wait for a connection (see `checkBeforeWrite`). A
-   * process stopped after `assertMaySend` then sends nothing once its claim has run out.
-   * @throws ClaimLostError
+   * process stopped after `assertMaySend` then sends nothing once its claim, or its lock's lease,
+   * has run out.
+   * @throws ClaimLostError, LockLostError
    */
   readonly assertLiveAtWrite?: () => void;
   /** Called once, just before the item's first create or update request goes out (not for a look-up). */

@@ -24,6 +24,12 @@ export interface PostWorker {
    * `ProvedSendBatches`); a worker, nothing. @throws LockLostError (the run).
    */
   assertMaySend(): Promise<void>;
+  /**
+   * What of {@link assertMaySend} needs no round trip, once more as a request is written to the
+   * socket (see `checkBeforeWrite`): the run, `AppLock.assertValidNow`; a worker, nothing.
+   * @throws LockLostError (the run).
+   */
+  assertMaySendNow(): void;
 }
 
 /** The prefix of every run's {@link PostWorker} name. */

@@ -67,7 +67,7 @@ export async function runPostWorker(
   const now = (): string => (ctx.now?.() ?? new Date()).toISOString();
   const { db, config } = ctx;
   const { pipeline, runKey } = request;
-  const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined, assertMaySend: async () => undefined };
+  const worker: PostWorker = { name: postWorkerName('worker'), assertMayPost: async () => undefined, assertMaySend: async () => undefined, assertMaySendNow: () => undefined };
   const log = ctx.logger.child({ pipeline: pipeline.name, runKey, worker: worker.name });
   const trace = ctx.telemetry?.startWork({ pipeline: pipeline.name, runKey, worker: worker.name });
   let post: Record<string, Omit<PostCounts, 'destination'>> = {};

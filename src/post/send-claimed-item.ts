@@ -70,7 +70,10 @@ async function sendAndRecord({ item, row, remoteReference, lease }: ClaimedItem,
         // Last, and without a round trip: only the request's own dispatch comes after it.
         lease.assertLive(item.id);
       },
-      assertLiveAtWrite: () => lease.assertLive(item.id),
+      assertLiveAtWrite: () => {
+        worker.assertMaySendNow();
+        lease.assertLive(item.id);
+      },
       onFirstSend: () => tally.sent(),
       // `attempt` on a run's lines is its job_runs attempt: the request's own is `requestAttempt`.
       onRetry: ({ attempt, failure, delayMs }) => log.debug({ reference: item.sourceReference, requestAttempt: attempt, reason: failure.reason, delayMs }, 'retrying'),

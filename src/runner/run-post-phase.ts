@@ -57,7 +57,7 @@ export async function runPostPhase(
   const now = isoClock(ctx);
   // Requests leave in batches, each proved by a round trip (docs/scaling.md, "A process's right to send").
   const batches = new ProvedSendBatches(() => lock.assertHeld(), () => lock.assertValid());
-  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => batches.admit() };
+  const worker: PostWorker = { name: postWorkerName('run'), assertMayPost: () => lock.assertHeld(), assertMaySend: () => batches.admit(), assertMaySendNow: () => lock.assertValidNow() };
   // The lock proved as the post stage begins; the proof grants the first batch.
   await batches.prove();
   const expired = await expireEarlierRunClaims(ctx, request, lock, worker);

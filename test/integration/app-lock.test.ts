@@ -57,6 +57,19 @@ describeEachDialect('the app lock', (dialect) => {
     await expect(lock.assertHeld()).rejects.toBeInstanceOf(LockLostError);
   });
 
+  if (dialect === 'sqlite') it('a lease past its end by the holder\'s own clock is not valid at a request\'s write, though a round trip would renew it', async () => {
+    const lock = await take(a, 'run A', 300);
+    expect(() => lock.assertValidNow()).not.toThrow();
+    // The process stalls past its lease (its renewal timer cannot run): as stopped between its
+    // last proof and a request's write.
+    const stalledUntil = performance.now() + 400;
+    while (performance.now() < stalledUntil);
+    expect(() => lock.assertValidNow()).toThrow(LockLostError);
+    // Nobody took it: the proof with a round trip renews it.
+    await expect(lock.assertValid()).resolves.toBeUndefined();
+    expect(() => lock.assertValidNow()).not.toThrow();
+  });
+
   if (dialect === 'postgres') it('is released at once when its session dies, and the holder notices before its next step', async () => {
     const lock = await take(a, 'run A');
     const admin = knexFactory({ client: 'pg', connection: testDb.url, pool: { min: 0, max: 1 } });

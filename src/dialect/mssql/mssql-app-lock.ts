@@ -131,9 +131,12 @@ export async function tryAcquireMssqlAppLock(
   const lock: AppLock = {
     name: request.name,
     expiresUnlessRenewed: false,
-    async assertValid() {
+    assertValidNow() {
       if (released) throw new LockLostError(request.name, 'the lock was released');
       if (session.failure) throw new LockLostError(request.name, `lock connection failed: ${session.failure.message}`, session.failure);
+    },
+    async assertValid() {
+      lock.assertValidNow();
     },
     async assertHeld() {
       if (released) throw new LockLostError(request.name, 'the lock was released');

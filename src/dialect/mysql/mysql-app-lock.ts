@@ -108,8 +108,11 @@ export async function tryAcquireMysqlAppLock(options: ConnectionOptions, request
   const lock: AppLock = {
     name: request.name,
     expiresUnlessRenewed: false,
-    async assertValid() {
+    assertValidNow() {
       if (lostBecause) throw new LockLostError(request.name, `lock connection failed: ${lostBecause.message}`, lostBecause);
+    },
+    async assertValid() {
+      lock.assertValidNow();
     },
     async assertHeld() {
       if (lostBecause) throw new LockLostError(request.name, `lock connection failed: ${lostBecause.message}`, lostBecause);

@@ -122,12 +122,16 @@ async function holderOf(client: pg.PoolClient, request: AppLockRequest): Promise
 /** The lock held on `client`: proven by {@link HELD_SQL}, released by unlocking and giving the session back. */
 function heldLock(client: pg.PoolClient, request: AppLockRequest, lostBecause: () => Error | undefined, giveBack: (destroy: boolean) => void): AppLock {
   let released = false;
+  const assertValidNow = (): void => {
+    const lost = lostBecause();
+    if (lost) throw new LockLostError(request.name, `lock connection failed: ${lost.message}`, lost);
+  };
   return {
     name: request.name,
     expiresUnlessRenewed: false,
+    assertValidNow,
     async assertValid() {
-      const lost = lostBecause();
-      if (lost) throw new LockLostError(request.name, `lock connection failed: ${lost.message}`, lost);
+      assertValidNow();
     },
     async assertHeld() {
       const lost = lostBecause();

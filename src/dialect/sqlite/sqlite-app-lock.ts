@@ -79,6 +79,10 @@ export async function tryAcquireSqliteAppLock(knex: Knex, request: AppLockReques
         throw new LockLostError(request.name, (error as Error).message, error);
       }
     },
+    assertValidNow() {
+      if (lost) throw new LockLostError(request.name, lost.message, lost);
+      if (performance.now() >= validUntil) throw new LockLostError(request.name, 'the lease ran out by this process\'s clock before a request was written');
+    },
     async assertValid() {
       if (lost) throw new LockLostError(request.name, lost.message, lost);
       if (performance.now() < validUntil) return;

@@ -39,6 +39,7 @@ function heldLock(name: string, close: () => void): AppLock {
     expiresUnlessRenewed: false,
     assertHeld: async () => undefined,
     assertValid: async () => undefined,
+    assertValidNow: () => undefined,
     async release() {
       if (released) return;
       released = true;
