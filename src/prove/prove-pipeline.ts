@@ -1,4 +1,5 @@
 import pMap from 'p-map';
+import { UsageError } from '../errors/usage-error.ts';
 import { checkCleanRuns } from './check-clean-runs.ts';
 import type { ProveCheck, ProveCheckOutcome } from './prove-check.ts';
 import { withProveCase, type ProveTarget } from './prove-case.ts';
@@ -17,7 +18,9 @@ export interface ProveOptions extends Omit<ProveTarget, 'databases'> {
   readonly concurrency?: number;
   /**
    * Run only the crash and update checks whose name contains one of these texts (a proof of one
-   * fix, a rerun of one failed line); the clean runs they compare with always run.
+   * fix, a rerun of one failed line); the clean runs they compare with always run. A text that
+   * matches no check of the proof (a typo) throws `UsageError` once the clean runs have listed
+   * them, before any other check runs.
    * @defaultValue every check
    */
   readonly only?: readonly string[];
@@ -76,6 +79,11 @@ async function prove(options: Omit<ProveOptions, 'serverUrl'> & ProveTarget): Pr
   const crashChecks = listCrashChecks(options.pipeline, reference, options.seed);
   const updateChecks = updateReference ? listUpdateChecks(options.pipeline, reference, updateReference) : [];
   const only = options.only;
+  const listed = [...first, ...(force ? [force] : []), ...(update ? [update] : []), ...crashChecks, ...updateChecks].map((check) => check.name);
+  const unmatched = only?.filter((text) => !listed.some((name) => name.includes(text))) ?? [];
+  if (unmatched.length > 0) {
+    throw new UsageError(`--only ${unmatched.map((text) => JSON.stringify(text)).join(', ')} matches no check of this proof; its checks: ${listed.join('; ')}`);
+  }
   const chosen = (checks: readonly CrashCheck[]) => (only ? checks.filter((check) => only.some((text) => check.name.includes(text))) : checks);
   const crash = chosen(crashChecks);
   const rest = await pMap(

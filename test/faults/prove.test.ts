@@ -25,6 +25,13 @@ describe.skipIf(!DIALECTS.includes('sqlite'))('sqlite: idem prove (on temp SQLit
     expect(result.stderr).toContain('missing required flag --date');
   });
 
+  it('refuses an --only that matches no check (a typo), naming it, instead of passing a proof of nothing but the clean runs (exit 2)', async () => {
+    const result = await runCli(['prove', 'online-retail-invoices', '--date', '2010-12-01', '--seed', '1', '--only', 'paused past', '--only', 'pasued']);
+    expect(result.code, result.stdout + result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/--only "pasued" matches no check of this proof; its checks: clean run; second run is a no-op; request bodies; --force rerun; update: one value changed, sent once; kill at before-stage, rerun; .*; paused past its lease at POST 48 of 143, another run;/);
+    expect(result.stdout).toBe('');
+  });
+
   it.concurrent('online-retail-invoices --date 2010-12-01 passes every check', { timeout: PROOF_TIMEOUT_MS }, async () => {
     const result = await runCli(['prove', 'online-retail-invoices', '--date', '2010-12-01', '--seed', '20101201']);
     expect(result.code, result.stdout + result.stderr).toBe(0);
