@@ -46,9 +46,7 @@ export function startIdemChild(args: readonly string[], env: Readonly<Record<str
   const done = new Promise<IdemChildResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const logs = logLines(stderr);
-      const summary = logs.findLast((line) => line.stage === 'summary');
-      resolve({ code, signal, stdout, stderr, logs, summary, ms: Math.round(performance.now() - started) });
+      resolve(idemChildResult({ code, signal, stdout, stderr, started }));
     });
   });
   return { child, done };
@@ -57,6 +55,17 @@ export function startIdemChild(args: readonly string[], env: Readonly<Record<str
 /** Runs `idem …args` to its end (see {@link startIdemChild}). */
 export function runIdemChild(args: readonly string[], env: Readonly<Record<string, string | undefined>>, options: IdemChildOptions = {}): Promise<IdemChildResult> {
   return startIdemChild(args, env, options).done;
+}
+
+/**
+ * How a command ended, from its exit code or signal and what it printed: its log lines parsed
+ * (also for `main` run in this process, where no child is involved).
+ * @param ending.started `performance.now()` when the command started
+ */
+export function idemChildResult(ending: { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; started: number }): IdemChildResult {
+  const { code, signal, stdout, stderr, started } = ending;
+  const logs = logLines(stderr);
+  return { code, signal, stdout, stderr, logs, summary: logs.findLast((line) => line.stage === 'summary'), ms: Math.round(performance.now() - started) };
 }
 
 /** Log lines are one JSON object each. */

@@ -6,6 +6,7 @@ import { idemVersion } from './idem-version.ts';
 import { exitCodeOf, type ExitCode, type Outcome } from '../outcome/outcome.ts';
 import { escapeControlCharacters } from '../text/escape-control-characters.ts';
 import { redactSecrets } from '../text/redact-secrets.ts';
+import { commandIo, processIo, runWithCommandIo, type CommandIo } from '../command-io/command-io.ts';
 
 function wholeNumber(flag: string, min: number, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
@@ -27,7 +28,7 @@ const MAX_LOCAL_WORKERS = 32;
 
 /** Whether `LOG_LEVEL` asks for detail: then an error's causes are printed with their stacks. */
 function wantsStacks(): boolean {
-  return process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  return commandIo().env.LOG_LEVEL === 'debug' || commandIo().env.LOG_LEVEL === 'trace';
 }
 
 /** The stacks of an error's causes, each on lines of its own after `caused by:`. */
@@ -44,14 +45,20 @@ function causeStacks(error: Error): string {
  * only when its command runs (start-up stays small); it holds no ETL logic of its own. An error
  * idem throws on purpose is printed as one line, `idem: <message>` (with `LOG_LEVEL=debug` or
  * `trace`, followed by the stacks of its causes); any other error with its stack.
+ * @param io the command's environment, working directory and streams. @defaultValue the process's own ({@link processIo})
  * @returns the exit code of how the command ended (see src/outcome/outcome.ts).
  */
-export async function main(argv: readonly string[]): Promise<ExitCode> {
+export function main(argv: readonly string[], io: CommandIo = processIo()): Promise<ExitCode> {
+  return runWithCommandIo(io, () => runCommandLine(argv));
+}
+
+async function runCommandLine(argv: readonly string[]): Promise<ExitCode> {
   let outcome: Outcome = 'completed';
   const program = new Command('idem')
     .description('ETL sync pipelines that are safe to run twice')
     .version(idemVersion(), '-V, --version', "print idem's version")
     .exitOverride()
+    .configureOutput({ writeOut: (text) => commandIo().stdout.write(text), writeErr: (text) => commandIo().stderr.write(text) })
     .showHelpAfterError('(run idem --help for usage)');
 
   program
@@ -274,10 +281,10 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       outcome = error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? 'completed' : 'usage';
     } else if (error instanceof IdemError) {
       // Line breaks are idem's own (a table of differences); every other control character is escaped.
-      process.stderr.write(redactSecrets(`idem: ${error.message.split('\n').map(escapeControlCharacters).join('\n')}\n${wantsStacks() ? causeStacks(error) : ''}`));
+      commandIo().stderr.write(redactSecrets(`idem: ${error.message.split('\n').map(escapeControlCharacters).join('\n')}\n${wantsStacks() ? causeStacks(error) : ''}`));
       outcome = error.outcome;
     } else {
-      process.stderr.write(redactSecrets(`idem: ${(error as Error).stack ?? String(error)}\n`));
+      commandIo().stderr.write(redactSecrets(`idem: ${(error as Error).stack ?? String(error)}\n`));
       outcome = 'failed';
     }
   } finally {

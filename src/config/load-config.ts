@@ -6,6 +6,7 @@ import { DestinationsSettingsSchema } from './destination-settings.ts';
 import { SourcesSettingsSchema } from './source-settings.ts';
 import type { ResolvedConfig } from './resolved-config.ts';
 import { telemetrySettings } from './telemetry-settings.ts';
+import { commandIo } from '../command-io/command-io.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
 
@@ -55,12 +56,13 @@ const EnvSchema = z.object({
 });
 
 /**
- * Reads idem's settings from the environment once. Nothing below this module reads
+ * Reads idem's settings from the environment once: the running command's (`commandIo`, the
+ * process's own unless a caller gave one) by default. Nothing below this module reads
  * `process.env`.
  *
  * @throws UsageError naming the variable, the rule and the value.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): ResolvedConfig {
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = commandIo().env, cwd: string = commandIo().cwd): ResolvedConfig {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

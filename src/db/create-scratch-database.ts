@@ -7,6 +7,7 @@ import { redactUrl } from '../config/redact-url.ts';
 import { createDialectAdapter } from '../dialect/create-dialect-adapter.ts';
 import type { DialectAdapter } from '../dialect/dialect-adapter.ts';
 import { UsageError } from '../errors/usage-error.ts';
+import { commandIo } from '../command-io/command-io.ts';
 
 /** A throwaway, empty database. */
 export interface ScratchDatabase {
@@ -42,7 +43,7 @@ export async function createScratchDatabase(options: ScratchDatabaseOptions): Pr
   }
   const serverUrl = options.serverUrl;
   // A server URL names no file, so no project directory applies.
-  const server = await createDialectAdapter(serverUrl, process.cwd());
+  const server = await createDialectAdapter(serverUrl, commandIo().cwd);
   const sql = server.serverDatabaseSql(name);
   if (!sql) throw new UsageError(`a scratch database needs a database server URL (postgres://, mysql://, mariadb://, mssql:// or sqlserver://), not ${redactUrl(serverUrl)}`);
   await runOnServer(server, sql.create);

@@ -24,6 +24,7 @@ import { keepJobRunAlive } from './run-locked-attempt.ts';
 import { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
+import { commandIo } from '../command-io/command-io.ts';
 
 /** What `idem repost` is asked to send again. */
 export interface RepostRequest {
@@ -177,7 +178,7 @@ export async function repostRun(ctx: RunContext, request: RepostRequest): Promis
     if (request.dryRun) {
       const candidates = await selectRepostCandidates(db, selectionOf(request));
       report.counts.repost = { destination: destination.name, wouldSend: candidates.length };
-      process.stdout.write(`${candidates.length} posted record(s) of ${pipeline.name} would be sent again to ${destination.name}${candidates.length ? `: ${listed(candidates)}` : ''}\n`);
+      commandIo().stdout.write(`${candidates.length} posted record(s) of ${pipeline.name} would be sent again to ${destination.name}${candidates.length ? `: ${listed(candidates)}` : ''}\n`);
       ending = { outcome: 'planned', message: 'dry run: nothing was written or sent' };
     } else if ((await findJobRun(db, pipeline.name, runKey))?.status === 'completed' && !request.force) {
       ending = { outcome: 'noop', message: 'this repost already completed: nothing sent (--force reposts again)' };

@@ -3,21 +3,23 @@ import { once } from 'node:events';
 import type { Logger } from 'pino';
 import { EXIT_CODES } from '../outcome/outcome.ts';
 import { idemBinPath } from '../child-process/idem-bin-path.ts';
+import { commandIo } from '../command-io/command-io.ts';
 import type { RunContext } from './run-context.ts';
 import { runPipeline } from './run-pipeline.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
 
 /**
- * Starts `count` `idem work` child processes for a run key (same Node, same environment, same
- * project), their logs on this process's stdout and stderr. Each leads a process group of its
+ * Starts `count` `idem work` child processes for a run key (same Node, the command's environment
+ * and working directory: see `commandIo`), their logs on this process's stdout and stderr. Each leads a process group of its
  * own, so a terminal's Ctrl-C (sent to the whole foreground group) reaches them once, passed on
  * by this process (see {@link runWithPostWorkers}), not twice, which would stop them at once.
  */
 function startPostWorkers(count: number, pipeline: string, runKey: string, log: Logger): ChildProcess[] {
   const children: ChildProcess[] = [];
   for (let i = 0; i < count; i++) {
-    children.push(spawn(process.execPath, [idemBinPath(), 'work', pipeline, '--run-key', runKey], { stdio: ['ignore', 'inherit', 'inherit'], detached: true }));
+    const { env, cwd } = commandIo();
+    children.push(spawn(process.execPath, [idemBinPath(), 'work', pipeline, '--run-key', runKey], { env, cwd, stdio: ['ignore', 'inherit', 'inherit'], detached: true }));
   }
   log.info({ pipeline, runKey, stage: 'post', workers: count + 1 }, `post stage shared by ${count + 1} processes: this run and ${count} idem work`);
   return children;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runIdemChildWhenUnlocked } from '../../src/child-process/run-idem-child-when-unlocked.ts';
-import { startIdemChild, type IdemChild, type IdemChildResult } from '../../src/child-process/start-idem-child.ts';
+import { rerunWhileLocked } from '../../src/child-process/run-idem-child-when-unlocked.ts';
+import { idemChildResult, startIdemChild, type IdemChild, type IdemChildResult } from '../../src/child-process/start-idem-child.ts';
 
 export const PROJECT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -23,9 +23,40 @@ export function startCli(args: readonly string[], env: Record<string, string | u
   return startIdemChild(args, cliEnv(env), { cwd: PROJECT_DIR, node });
 }
 
-/** Runs the CLI to completion. */
+/**
+ * Runs the CLI to completion: `main` in this process (its own environment and captured output;
+ * see `CommandIo`) where no process boundary is the subject, else a child ({@link startCli}).
+ * A child runs a command that can end the process (a `kill` failpoint), one that starts child
+ * processes of its own (`--workers`, `prove`), one on another Node (`node`) or with Node options
+ * (`NODE_OPTIONS`: an import hook that records what a process loads), and any command
+ * when `IDEM_TEST_CHILD` is set (a test that rewrites a module between runs, which this process
+ * would not load again). Every test of how the process itself ends (signals, pipes,
+ * `bin/idem.js`) uses {@link startCli}.
+ */
 export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}, node = process.execPath): Promise<CliResult> {
-  return startCli(args, env, node).done;
+  if (node !== process.execPath || !runsInProcess(args, env)) return startCli(args, env, node).done;
+  return runInProcess(args, cliEnv(env));
+}
+
+/** Whether {@link runCli} runs `idem …args` in this process. */
+function runsInProcess(args: readonly string[], env: Record<string, string | undefined>): boolean {
+  if (process.env.IDEM_TEST_CHILD !== undefined || env.IDEM_TEST_CHILD !== undefined) return false;
+  if (/=kill\b/.test(env.IDEM_FAILPOINTS ?? '') || env.NODE_OPTIONS !== undefined) return false;
+  return !args.includes('--workers') && !['prove', 'ui', 'sandbox-api'].includes(args[0] ?? '');
+}
+
+async function runInProcess(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  const started = performance.now();
+  const { main } = await import('../../src/cli/main.ts');
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    env,
+    cwd: PROJECT_DIR,
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return idemChildResult({ code, signal: null, stdout, stderr, started });
 }
 
 /** The first `stage: 'summary'` log line of a run. */
@@ -36,10 +67,10 @@ export function summaryOf(result: CliResult): Record<string, any> {
 }
 
 /**
- * Runs the CLI, and again every 300 ms while it exits 75 (for up to 15 s): after a SIGKILL on
- * SQLite the app lock is free only once the dead run's lease expires (tests set
+ * Runs the CLI ({@link runCli}), and again every 300 ms while it exits 75 (for up to 15 s): after a
+ * SIGKILL on SQLite the app lock is free only once the dead run's lease expires (tests set
  * `IDEM_LOCK_LEASE_MS` low).
  */
 export function runCliWhenUnlocked(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  return runIdemChildWhenUnlocked(args, cliEnv(env), { cwd: PROJECT_DIR });
+  return rerunWhileLocked(() => runCli(args, env));
 }

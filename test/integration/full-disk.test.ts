@@ -116,7 +116,8 @@ describe.skipIf(noTmpfs !== undefined || !DIALECTS.includes('sqlite'))(`sqlite: 
     const file = path.join(writeTempSource('week.csv', `${[header, ...lines].join('\n')}\n`), 'week.csv');
     const tmp = mountTmpfs('256k');
     cleanups.push(() => tmp.close());
-    const env = { ...project.env, TMPDIR: tmp.dir };
+    // A child process: the external sort's TMPDIR is the process's (os.tmpdir()).
+    const env = { ...project.env, TMPDIR: tmp.dir, IDEM_TEST_CHILD: '1' };
 
     const result = await runCli(['run', pipeline.name, '--file', file], env);
     const summary = summaryOf(result);

@@ -43,7 +43,8 @@ describeEachDialect('the attempts of a run key: who started each and how it ende
     let ahead = 0;
     const ui = await startUiServer({ db: world.db, config, pipelines: new Map([[pipeline.name, pipeline]]), now: () => Date.now() + ahead, staleMs: 30_000 }, {});
     try {
-      const env = world.env();
+      // IDEM_TEST_CHILD: each attempt a process of its own, since each records its pid.
+      const env = { ...world.env(), IDEM_TEST_CHILD: '1' };
       // 1. A failed attempt, started by a scheduler (IDEM_TRIGGERED_BY).
       const failed = await runCli(RUN, { ...env, IDEM_TRIGGERED_BY: SCHEDULER, IDEM_FAILPOINTS: 'after-upsert=fail' });
       expect(failed.code, failed.stderr).toBe(1);

@@ -75,7 +75,9 @@ describeEachDialect('sqlSource: a refused query, a failure half-way, a query bui
     project.writeMigration('20270101000000_create_shop_cases', MIGRATION);
     [shop, target] = await Promise.all([createTestDatabase(dialect, 'shop'), createTestDatabase(dialect, 'shop_cases')]);
     await seedShop(shop.url, PROJECT_DIR);
-    env = { IDEM_PROJECT_DIR: project.dir, DATABASE_URL: target.url, IDEM_SOURCES: JSON.stringify({ shop: { url: shop.url } }), SQL_LAST_ORDER: LAST_ORDER };
+    // IDEM_TEST_CHILD: each command a child process, since the pipeline module reads its SQL_* case
+    // from the environment when it loads, and a process loads a module once.
+    env = { IDEM_PROJECT_DIR: project.dir, DATABASE_URL: target.url, IDEM_SOURCES: JSON.stringify({ shop: { url: shop.url } }), SQL_LAST_ORDER: LAST_ORDER, IDEM_TEST_CHILD: '1' };
     const migrated = await runCli(['migrate'], env);
     expect(migrated.code, migrated.stderr).toBe(0);
     db = await openDatabase({ databaseUrl: target.url, projectDir: project.dir });

@@ -18,7 +18,10 @@ import { DESTINATION, destinationsEnv } from '../helpers/sandbox.ts';
 const PIPELINE = 'online-retail-invoices';
 const DATE = '2010-12-01';
 const SOURCE_ROWS = fixtureLines(DATE).length - 1;
-const run = (env: Record<string, string>, ...extra: string[]) => runCli(['run', PIPELINE, '--date', DATE, ...extra], env);
+// Child processes (IDEM_TEST_CHILD): the OpenTelemetry SDK reads OTEL_* from its process's
+// environment, and the tests look at which modules a process loads.
+const cli = (args: string[], env: Record<string, string>) => runCli(args, { ...env, IDEM_TEST_CHILD: '1' });
+const run = (env: Record<string, string>, ...extra: string[]) => cli(['run', PIPELINE, '--date', DATE, ...extra], env);
 
 /** The one point of `metric` whose attributes include `attributes`. */
 function pointOf(points: readonly ReceivedPoint[], metric: string, attributes: Record<string, unknown> = {}): ReceivedPoint {
@@ -181,7 +184,7 @@ describe('OpenTelemetry out of the CLI (OTLP/HTTP to a receiver on loopback)', (
   });
 
   it('records an idem work that fails before it starts (database unreachable: exit 75) as a failed work span, no run', async () => {
-    const result = await runCli(['work', PIPELINE, '--run-key', DATE], { ...otel, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/idem` });
+    const result = await cli(['work', PIPELINE, '--run-key', DATE], { ...otel, DATABASE_URL: `postgres://postgres@127.0.0.1:${await closedPort()}/idem` });
     expect(result.code).toBe(75);
     const root = byName(receiver.spans(), `work ${PIPELINE}`);
     expect(root.attributes).toMatchObject({ 'idem.pipeline': PIPELINE, 'idem.outcome': 'unavailable', 'process.exit.code': 75 });
@@ -231,10 +234,10 @@ describe('telemetry never costs a run', () => {
     expect(readFileSync(withEndpoint, 'utf8')).toMatch(/@opentelemetry\/sdk-trace/);
     // idem work too: it waits for a run key that is completed, and ends at once.
     const workWithout = path.join(dir, 'work-without.txt');
-    expect((await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWithout })).code).toBe(0);
+    expect((await cli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWithout })).code).toBe(0);
     expect(existsSync(workWithout) ? readFileSync(workWithout, 'utf8') : '').toBe('');
     const workWith = path.join(dir, 'work-with.txt');
-    expect((await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWith, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })).code).toBe(0);
+    expect((await cli(['work', PIPELINE, '--run-key', DATE], { ...project.env, ...hook, IDEM_TEST_IMPORTS_FILE: workWith, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` })).code).toBe(0);
     expect(readFileSync(workWith, 'utf8')).toMatch(/@opentelemetry\/sdk-trace/);
   });
 
@@ -264,7 +267,7 @@ describe('telemetry never costs a run', () => {
       expect([result.code, summaryOf(result).outcome]).toEqual([0, 'completed']);
       expect(result.logs.filter((line) => line.telemetry === 'otlp').map((line) => line.msg)).toContainEqual(expect.stringMatching(`not all exported within ${TELEMETRY_FLUSH_MS} ms`));
       // idem work is bounded the same way.
-      const work = await runCli(['work', PIPELINE, '--run-key', DATE], { ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+      const work = await cli(['work', PIPELINE, '--run-key', DATE], { ...project.env, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
       expect([work.code, summaryOf(work).outcome]).toEqual([0, 'completed']);
       expect(work.logs.filter((line) => line.telemetry === 'otlp').map((line) => line.msg)).toContainEqual(expect.stringMatching(`not all exported within ${TELEMETRY_FLUSH_MS} ms`));
     } finally {

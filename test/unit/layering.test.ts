@@ -14,7 +14,7 @@ const LAYERS: readonly { readonly name: string; readonly folders: readonly strin
   { name: 'use cases', folders: ['prove', 'runner', 'retention', 'check', 'scaffold', 'testing', 'ui'] },
   { name: 'stages', folders: ['post', 'upsert', 'stage', 'quarantine', 'migration'] },
   { name: 'domain', folders: ['pipeline', 'ledger', 'runs', 'source'] },
-  { name: 'infrastructure', folders: ['db', 'dialect', 'config', 'destination', 'http', 'child-process', 'heartbeat', 'progress', 'logging', 'telemetry', 'project', 'sandbox', 'stop'] },
+  { name: 'infrastructure', folders: ['db', 'dialect', 'command-io', 'config', 'destination', 'http', 'child-process', 'heartbeat', 'progress', 'logging', 'telemetry', 'project', 'sandbox', 'stop'] },
   { name: 'foundation', folders: ['column', 'errors', 'outcome', 'text'] },
 ];
 

@@ -2,6 +2,7 @@ import { checkPipelines } from '../../check/check-pipelines.ts';
 import { PIPELINE_CHECKS } from '../../check/pipeline-checks.ts';
 import { loadConfig } from '../../config/load-config.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /**
  * `idem check [PIPELINE…]`: every load-time check, nothing run. One line per problem on stdout,
@@ -12,9 +13,9 @@ import type { Outcome } from '../../outcome/outcome.ts';
 export async function checkCommand(names: readonly string[], { database = true }: { database?: boolean } = {}): Promise<Outcome> {
   const checks = database ? PIPELINE_CHECKS : PIPELINE_CHECKS.filter((check) => !check.needsDatabase);
   const { checked, problems } = await checkPipelines(loadConfig(), names, checks);
-  for (const { pipeline, problem } of problems) process.stdout.write(`pipelines/${pipeline}.ts: ${problem}\n`);
+  for (const { pipeline, problem } of problems) commandIo().stdout.write(`pipelines/${pipeline}.ts: ${problem}\n`);
   const failing = new Set(problems.map((p) => p.pipeline)).size;
-  process.stdout.write(
+  commandIo().stdout.write(
     problems.length === 0
       ? `${checked.length} pipeline${checked.length === 1 ? '' : 's'} checked: no problems\n`
       : `${problems.length} problem${problems.length === 1 ? '' : 's'} in ${failing} of ${checked.length} pipeline${checked.length === 1 ? '' : 's'}\n`,

@@ -4,6 +4,7 @@ import { removeDuplicateKeys, type DuplicateRemoval, type KeepRule } from '../..
 import type { Outcome } from '../../outcome/outcome.ts';
 import { escapeControlCharacters } from '../../text/escape-control-characters.ts';
 import { withSession } from '../session.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** Flags of `idem duplicates`. */
 export interface DuplicatesOptions {
@@ -73,12 +74,12 @@ export async function duplicatesCommand(table: string, options: DuplicatesOption
     async ({ db, logger }) => {
       if (options.keep === undefined) {
         const report = await findDuplicateKeys(db, { table, key, maxGroups: options.limit });
-        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report));
+        commandIo().stdout.write(options.json ? `${JSON.stringify(report)}\n` : reportText(report));
         return report.groupCount === 0 ? 'completed' : 'duplicates';
       }
       const removal = await removeDuplicateKeys(db, { table, key, keep: options.keep as KeepRule, by: options.by!, apply: options.apply ?? false, maxGroups: options.limit });
       if (removal.applied) logger.info({ table, key, removed: removal.removeCount, copyTable: removal.copyTable, uniqueIndex: removal.uniqueIndex, indexCreated: removal.indexCreated }, `removed ${removal.removeCount} duplicate rows of ${table}`);
-      process.stdout.write(options.json ? `${JSON.stringify(removal)}\n` : removalText(removal));
+      commandIo().stdout.write(options.json ? `${JSON.stringify(removal)}\n` : removalText(removal));
       return removal.applied || removal.groupCount === 0 ? 'completed' : 'duplicates';
     },
     { migrated: false, existing: true },

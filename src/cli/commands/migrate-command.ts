@@ -4,6 +4,7 @@ import { formatSchemaDrift } from '../../migration/format-schema-drift.ts';
 import { migrateLatest } from '../../migration/migrator.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { withSession } from '../session.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** Flags of `idem migrate`. */
 export interface MigrateOptions {
@@ -24,11 +25,11 @@ export async function migrateCommand(options: MigrateOptions = {}): Promise<Outc
       for (const pipelineName of listPipelineNames(config.projectDir)) pipelines.push(await loadPipeline(config.projectDir, pipelineName));
       const made = await makeMigration(db, config.projectDir, pipelines, name);
       if (!made.file) {
-        process.stdout.write("no differences: every pipeline's columns match the database; no migration written\n");
+        commandIo().stdout.write("no differences: every pipeline's columns match the database; no migration written\n");
         return 'completed';
       }
       logger.info({ database: db.description, file: made.file, differences: made.differences.length }, `wrote ${made.file}`);
-      process.stdout.write(`${formatSchemaDrift(made.differences)}wrote ${made.file}: review it, then run idem migrate\n`);
+      commandIo().stdout.write(`${formatSchemaDrift(made.differences)}wrote ${made.file}: review it, then run idem migrate\n`);
       return 'completed';
     });
   }

@@ -3,6 +3,7 @@ import type { Outcome } from '../../outcome/outcome.ts';
 import { columnSource } from '../../scaffold/column-source.ts';
 import { scaffoldPipeline } from '../../scaffold/scaffold-pipeline.ts';
 import { newPipelineKinds } from '../../source/source-kinds.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** Flags of `idem new`: besides these, one sample flag per source kind that declares one (`csv`, `json`: see `newPipelineKinds`). */
 export interface NewCommandOptions {
@@ -45,6 +46,6 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
     `  ${instead ?? `npx vitest run test/pipelines/${name}.test.ts`}`,
     `  ${source}idem prove ${name} ${input}`,
   ];
-  process.stdout.write(`${out.join('\n')}\n`);
+  commandIo().stdout.write(`${out.join('\n')}\n`);
   return 'completed';
 }

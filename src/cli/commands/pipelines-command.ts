@@ -2,6 +2,7 @@ import { loadConfig } from '../../config/load-config.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { formatTable } from '../../text/format-table.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** `idem pipelines`: the pipeline definitions found in `pipelines/`. */
 export async function pipelinesCommand(): Promise<Outcome> {
@@ -11,6 +12,6 @@ export async function pipelinesCommand(): Promise<Outcome> {
     const pipeline = await loadPipeline(projectDir, name);
     rows.push([name, pipeline.timeZone, pipeline.destinations.map((d) => `${d.name} (${d.strategy})`).join(', ') || '-', pipeline.description]);
   }
-  process.stdout.write(formatTable(['pipeline', 'time zone', 'destinations', 'description'], rows));
+  commandIo().stdout.write(formatTable(['pipeline', 'time zone', 'destinations', 'description'], rows));
   return 'completed';
 }

@@ -7,6 +7,7 @@ import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { formatProveReport } from '../../prove/format-prove-report.ts';
 import { provePipeline } from '../../prove/prove-pipeline.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** The flags of `idem prove`. */
 export interface ProveCommandOptions {
@@ -35,19 +36,19 @@ export async function proveCommand(name: string, options: ProveCommandOptions): 
   const runKey = await resolveRunKey(options, pipeline, config.now ?? new Date());
   const seed = options.seed ?? randomInt(0, 2 ** 31);
   const where = options.databaseUrl ? `scratch databases on ${redactUrl(options.databaseUrl)}` : 'temp SQLite files';
-  process.stderr.write(`idem prove ${name} for ${runKey.value}: ${where}, seed ${seed} (--seed ${seed} repeats the random kill points)\n`);
+  commandIo().stderr.write(`idem prove ${name} for ${runKey.value}: ${where}, seed ${seed} (--seed ${seed} repeats the random kill points)\n`);
 
   const checks = await provePipeline({
     config,
     pipeline,
     runKey,
-    env: process.env,
+    env: commandIo().env,
     serverUrl: options.databaseUrl,
     seed,
     concurrency: options.concurrency ?? Math.min(4, availableParallelism()),
     only: options.only,
-    onCheck: (check) => process.stderr.write(`  ${check.result.padEnd(4)}  ${check.name} (${(check.ms / 1000).toFixed(1)} s)\n`),
+    onCheck: (check) => commandIo().stderr.write(`  ${check.result.padEnd(4)}  ${check.name} (${(check.ms / 1000).toFixed(1)} s)\n`),
   });
-  process.stdout.write(formatProveReport(checks));
+  commandIo().stdout.write(formatProveReport(checks));
   return checks.some((c) => c.result === 'fail') ? 'failed' : 'completed';
 }

@@ -5,6 +5,7 @@ import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts
 import type { PipelineDefinition } from '../../pipeline/pipeline-definition.ts';
 import { prune } from '../../retention/prune.ts';
 import { withSession } from '../session.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 const UNIT_MS = { d: 86_400_000, h: 3_600_000 } as const;
 
@@ -27,7 +28,7 @@ export async function pruneCommand(options: { olderThan: string; dryRun?: boolea
   return withSession<Outcome>(
     async ({ db, logger }) => {
       const counts = await prune(db, pipelines, { olderThanMs, now: config.now ?? new Date(), dryRun: options.dryRun ?? false, lockLeaseMs: config.lockLeaseMs, log: logger });
-      process.stdout.write(`${JSON.stringify({ dryRun: options.dryRun ?? false, ...counts })}\n`);
+      commandIo().stdout.write(`${JSON.stringify({ dryRun: options.dryRun ?? false, ...counts })}\n`);
       return 'completed';
     },
     { config, existing: true },

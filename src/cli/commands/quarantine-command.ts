@@ -8,6 +8,7 @@ import { formatTable } from '../../text/format-table.ts';
 import { withPoliteStop } from '../with-polite-stop.ts';
 import { withSession } from '../session.ts';
 import { triggeredBy } from '../triggered-by.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /**
  * `idem quarantine PIPELINE [--run-key K] [--replay] [--json] [--limit N]`: lists, or replays
@@ -30,12 +31,12 @@ export async function quarantineCommand(name: string, options: { runKey?: string
       const total = entries.length < limit ? entries.length : await countQuarantine(session.db, filter);
       const capped = total > entries.length ? `showing the first ${entries.length} of ${total} quarantined rows; --limit ${total} shows them all${options.runKey ? '' : ', --run-key K one run key'}\n` : '';
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
-        if (capped) process.stderr.write(`idem: ${capped}`);
-      } else if (entries.length === 0) process.stdout.write(`${name}: nothing quarantined\n`);
+        commandIo().stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+        if (capped) commandIo().stderr.write(`idem: ${capped}`);
+      } else if (entries.length === 0) commandIo().stdout.write(`${name}: nothing quarantined\n`);
       else {
-        process.stdout.write(formatTable(['run key', 'line', 'reason', 'source', 'raw'], entries.map((e) => [e.runKey, String(e.line ?? '-'), e.reason, e.source, (e.raw ?? '').slice(0, 60)])));
-        if (capped) process.stdout.write(capped);
+        commandIo().stdout.write(formatTable(['run key', 'line', 'reason', 'source', 'raw'], entries.map((e) => [e.runKey, String(e.line ?? '-'), e.reason, e.source, (e.raw ?? '').slice(0, 60)])));
+        if (capped) commandIo().stdout.write(capped);
       }
       return 'completed';
     },

@@ -11,6 +11,7 @@ import { withSession } from '../session.ts';
 import type { Database } from '../../db/database.ts';
 import { findJobRun } from '../../runs/job-runs-queries.ts';
 import { repostFlags } from '../../runner/repost-run.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /**
  * The `idem run` flag that names a run key again: `--date D`, or for a file run key `--file` with
@@ -65,12 +66,12 @@ export async function reviewCommand(name: string, options: { markPosted?: string
       const ref = { jobName: name, ...(options.destination ? { destination: options.destination } : {}), nowIso: new Date().toISOString() };
       if (options.markPosted !== undefined) {
         const { item, runCompleted } = await markReviewItemPosted(db, { ...ref, reference: options.markPosted, remoteReference: options.remoteRef! });
-        process.stdout.write(`${item.sourceReference} marked posted at ${item.destination} as ${options.remoteRef}${runCompleted ? `; run ${item.runKey} is now completed` : ''}\n`);
+        commandIo().stdout.write(`${item.sourceReference} marked posted at ${item.destination} as ${options.remoteRef}${runCompleted ? `; run ${item.runKey} is now completed` : ''}\n`);
       } else if (options.retry !== undefined) {
         const item = await retryReviewItem(db, { ...ref, reference: options.retry });
-        process.stdout.write(`${item.sourceReference} will be sent again; now run: ${await rerunCommand(db, name, item.runKey)}\n`);
+        commandIo().stdout.write(`${item.sourceReference} will be sent again; now run: ${await rerunCommand(db, name, item.runKey)}\n`);
       } else {
-        process.stdout.write(await formatReview(db, name, await selectItemsNeedingOperator(db, { jobName: name })));
+        commandIo().stdout.write(await formatReview(db, name, await selectItemsNeedingOperator(db, { jobName: name })));
       }
       return 'completed';
     },

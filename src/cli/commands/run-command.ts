@@ -15,6 +15,7 @@ import { triggeredBy } from '../triggered-by.ts';
 import { withTelemetry } from '../with-telemetry.ts';
 import type { ResolvedConfig } from '../../config/resolved-config.ts';
 import type { Telemetry } from '../../telemetry/telemetry.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** The flags of `idem run`. */
 export interface RunCommandOptions {
@@ -70,14 +71,14 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
       // table reaches the terminal as text, not only inside a JSON log line.
       await assertNoSchemaDrift(session.db, pipeline);
       // Progress bars on stderr, only for a person at a terminal.
-      const progress = process.stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
+      const progress = commandIo().stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
       const ctx = { ...session, failpoints, stop, ...(progress ? { progress } : {}), ...(telemetry ? { telemetry } : {}) };
       if (runKey === undefined) return (await runCatchUp(ctx, request, now)).outcome;
       if (runKey.kind === 'date' && runKey.value !== options.date) {
         session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: runKey.value, timeZone: pipeline.timeZone }, `--date ${options.date} is ${runKey.value} in ${pipeline.timeZone}`);
       }
       const result = await runWithPostWorkers(ctx, { ...request, runKey }, workers);
-      if (result.plan) process.stdout.write(formatPlan(result.plan));
+      if (result.plan) commandIo().stdout.write(formatPlan(result.plan));
       return result.exitOutcome;
     }),
     { config },

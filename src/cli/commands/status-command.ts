@@ -10,6 +10,7 @@ import { listJobRuns } from '../../runs/job-runs-queries.ts';
 import { listRecordedAttempts } from '../../runs/job-run-attempts-queries.ts';
 import { formatTable } from '../../text/format-table.ts';
 import { withSession } from '../session.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /** The most recorded attempts `idem status --date D --json` lists per run (the run page shows them all, a page at a time). */
 const ATTEMPT_HISTORY_ROWS = 50;
@@ -73,8 +74,8 @@ export async function statusCommand(name: string | undefined, options: { date?: 
         view.push({ ...run, dead, stuck: dead !== null, durationMs: durationMs(run), ...history });
       }
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ runs: view, itemsNeedingOperator: operator }, null, 2)}\n`);
-        if (runs.length === limit) process.stderr.write(`idem: showing the newest ${limit} runs; --limit N shows more\n`);
+        commandIo().stdout.write(`${JSON.stringify({ runs: view, itemsNeedingOperator: operator }, null, 2)}\n`);
+        if (runs.length === limit) commandIo().stderr.write(`idem: showing the newest ${limit} runs; --limit N shows more\n`);
         return 'completed';
       }
       const rows = view.map((r) => [
@@ -99,7 +100,7 @@ export async function statusCommand(name: string | undefined, options: { date?: 
         out += `\n${job}: ${review} item(s) in review${duplicates}, ${failed} failed — see idem review ${job}\n`;
       }
       if (runs.length === limit) out += `\nshowing the newest ${limit} runs; --limit N shows more, --date D one run key\n`;
-      process.stdout.write(out);
+      commandIo().stdout.write(out);
       return 'completed';
     },
     { config, existing: true },

@@ -8,6 +8,7 @@ import type { PipelineDefinition } from '../../pipeline/pipeline-definition.ts';
 import { listPipelineNames, loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { startUiServer } from '../../ui/start-ui-server.ts';
 import { withSession } from '../session.ts';
+import { commandIo } from '../../command-io/command-io.ts';
 
 /**
  * The database `idem ui` reads: `DATABASE_URL`'s, or, when it is unset and the default SQLite file
@@ -15,11 +16,11 @@ import { withSession } from '../session.ts';
  */
 function uiConfig(): ResolvedConfig {
   const config = loadConfig();
-  if (process.env.DATABASE_URL !== undefined) return config;
+  if (commandIo().env.DATABASE_URL !== undefined) return config;
   const file = sqliteFileOf(config.databaseUrl, config.projectDir);
   const demo = path.join(config.projectDir, 'var', 'demo.sqlite3');
   if (file === undefined || existsSync(file) || !existsSync(demo)) return config;
-  process.stdout.write(`idem ui: ${file} does not exist; showing the demo's database, ${demo} (set DATABASE_URL for another)\n`);
+  commandIo().stdout.write(`idem ui: ${file} does not exist; showing the demo's database, ${demo} (set DATABASE_URL for another)\n`);
   return { ...config, databaseUrl: `sqlite:${demo}` };
 }
 
@@ -53,9 +54,9 @@ export async function uiCommand(options: { port: number; host: string }): Promis
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
-      const token = process.env.IDEM_UI_TOKEN || undefined;
+      const token = commandIo().env.IDEM_UI_TOKEN || undefined;
       const server = await startUiServer(ctx, { host: options.host, port: options.port, ...(token ? { token } : {}), onError: (err) => logger.error({ err }, 'idem ui: a view failed') });
-      process.stdout.write(`idem ui: serving ${server.url} (read-only; Ctrl-C stops it)\n`);
+      commandIo().stdout.write(`idem ui: serving ${server.url} (read-only; Ctrl-C stops it)\n`);
       await stopped;
       await server.close();
       return 'completed';
