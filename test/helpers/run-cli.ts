@@ -29,8 +29,9 @@ export function startCli(args: readonly string[], env: Record<string, string | u
  * A child runs a command that can end the process (a `kill` failpoint), one that starts child
  * processes of its own (`--workers`, `prove`), one on another Node (`node`) or with Node options
  * (`NODE_OPTIONS`: an import hook that records what a process loads), and any command
- * when `IDEM_TEST_CHILD` is set (a test that rewrites a module between runs, which this process
- * would not load again). Every test of how the process itself ends (signals, pipes,
+ * when `IDEM_TEST_CHILD` is set (a recorded pid, settings a module reads when it loads), and the
+ * commands of a project one of whose modules a test rewrote ({@link moduleRewritten}), which this
+ * process would not load again. Every test of how the process itself ends (signals, pipes,
  * `bin/idem.js`) uses {@link startCli}.
  */
 export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}, node = process.execPath): Promise<CliResult> {
@@ -38,9 +39,22 @@ export function runCli(args: readonly string[], env: Record<string, string | und
   return runInProcess(args, cliEnv(env));
 }
 
+/** Project directories (IDEM_PROJECT_DIR) one of whose modules a test rewrote: see {@link moduleRewritten}. */
+const rewrittenProjects = new Set<string>();
+
+/**
+ * Says that a module of the project in `projectDir` was written again: this process may hold the
+ * old one (a process loads a module once), so from now on {@link runCli} runs that project's
+ * commands as child processes, which load it afresh.
+ */
+export function moduleRewritten(projectDir: string): void {
+  rewrittenProjects.add(path.resolve(projectDir));
+}
+
 /** Whether {@link runCli} runs `idem …args` in this process. */
 function runsInProcess(args: readonly string[], env: Record<string, string | undefined>): boolean {
   if (process.env.IDEM_TEST_CHILD !== undefined || env.IDEM_TEST_CHILD !== undefined) return false;
+  if (env.IDEM_PROJECT_DIR !== undefined && rewrittenProjects.has(path.resolve(PROJECT_DIR, env.IDEM_PROJECT_DIR))) return false;
   if (/=kill\b/.test(env.IDEM_FAILPOINTS ?? '') || env.NODE_OPTIONS !== undefined) return false;
   return !args.includes('--workers') && !['prove', 'ui', 'sandbox-api'].includes(args[0] ?? '');
 }

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_DIR } from './run-cli.ts';
+import { moduleRewritten, PROJECT_DIR } from './run-cli.ts';
 
 /** A throwaway project directory (under `var/`, so `idem` and `zod` resolve) with a data folder; idem's own migrations come from the package. */
 export interface ScratchProject {
@@ -19,8 +19,14 @@ export function createScratchProject(label: string): ScratchProject {
   return {
     dir,
     dataDir,
-    writePipeline: (name, source) => writeFileSync(path.join(dir, 'pipelines', `${name}.ts`), source),
-    writeMigration: (name, source) => writeFileSync(path.join(dir, 'migrations', `${name}.ts`), source),
+    writePipeline: (name, source) => writeModule(dir, path.join(dir, 'pipelines', `${name}.ts`), source),
+    writeMigration: (name, source) => writeModule(dir, path.join(dir, 'migrations', `${name}.ts`), source),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** Writes one of the project's modules; rewriting one sends the project's later commands to child processes (see `moduleRewritten`). */
+function writeModule(projectDir: string, file: string, source: string): void {
+  if (existsSync(file)) moduleRewritten(projectDir);
+  writeFileSync(file, source);
 }

@@ -65,8 +65,9 @@ describeEachDialect('schema drift: columns against the live tables, before any w
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
     project = createScratchProject('drift');
-    // IDEM_TEST_CHILD: each command a child process, since the tests rewrite the pipeline between
-    // commands and a process loads a module once.
+    // IDEM_TEST_CHILD: each command a child process. The tests rewrite the pipeline between
+    // commands, then read its drift in this process, which must not have loaded the old one (a
+    // process loads a module once).
     env = { DATABASE_URL: testDb.url, IDEM_PROJECT_DIR: project.dir, IDEM_SOURCE_DIR: project.dataDir, IDEM_TEST_CHILD: '1' };
     writeFileSync(path.join(project.dataDir, `${DAY}.csv`), CSV);
     db = await openDatabase({ databaseUrl: testDb.url, projectDir: project.dir });
