@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeOneDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
-import { runCli, summaryOf } from '../helpers/run-cli.ts';
+import { runCliChild, summaryOf } from '../helpers/run-cli.ts';
 
 // Issue 28 §7: after 500s, or a destination slower than the timeout, the run exited 75 ("retry
 // later") while job_runs said needs_review, so `idem status` and the scheduler disagreed. Now the
@@ -16,20 +16,21 @@ const INVOICES = 143;
 /** The run key's job_runs row, `idem status`'s table line for it, and `idem status --json`'s status. */
 async function told(world: FaultWorld, env: Record<string, string>) {
   const [jobRun] = await world.db.knex('job_runs').select('status');
-  const status = await runCli(['status', pipeline.name], env);
-  const json = await runCli(['status', pipeline.name, '--json'], env);
+  const status = await runCliChild(['status', pipeline.name], env);
+  const json = await runCliChild(['status', pipeline.name, '--json'], env);
   expect(status.code, status.stderr).toBe(0);
   const line = status.stdout.split('\n').find((l) => l.includes(DAY))!;
   return { jobRuns: jobRun.status as string, statusLine: line, statusJson: (JSON.parse(json.stdout) as { runs: { status: string }[] }).runs[0]!.status, statusText: status.stdout };
 }
 
+// Each command is a real child process (runCliChild): the subject is the exit code a scheduler reads.
 describeOneDialect('the exit code and job_runs tell one story (issue 28 §7)', (dialect) => {
   it.concurrent('a destination answering 500 through every retry: exit 75, job_runs unavailable (not needs_review), idem status says unavailable; the rerun completes', async ({ task }) => {
     const world = await openFaultWorld(dialect, task.name);
     try {
       world.sandbox.addFaults([{ kind: 'status', status: 500, count: 100_000 }]);
       const env = world.env({ http: { retry: { maxAttempts: 2 } } });
-      const outage = await runCli(RUN, env);
+      const outage = await runCliChild(RUN, env);
       expect(outage.code, outage.stderr).toBe(75);
       expect(summaryOf(outage)).toMatchObject({ outcome: 'unavailable', exitCode: 75 });
       const story = await told(world, env);
@@ -41,7 +42,7 @@ describeOneDialect('the exit code and job_runs tell one story (issue 28 §7)', (
       expect(Number(n)).toBe(INVOICES);
 
       world.sandbox.reset();
-      const after = await runCli(RUN, env);
+      const after = await runCliChild(RUN, env);
       expect(after.code, after.stderr).toBe(0);
       expect((await told(world, env)).jobRuns).toBe('completed');
       expect(world.sandbox.state.records()).toHaveLength(INVOICES);
@@ -56,7 +57,7 @@ describeOneDialect('the exit code and job_runs tell one story (issue 28 §7)', (
       // Every request for 536365 is answered 1.5 s after it came; the client gives up after 300 ms.
       world.sandbox.addFaults([{ kind: 'late-commit', ms: 1500, reference: '536365', count: 2 }]);
       const env = world.env({ http: { headersTimeoutMs: 300, retry: { maxAttempts: 2 } } });
-      const slow = await runCli(RUN, env);
+      const slow = await runCliChild(RUN, env);
       expect(slow.code, slow.stderr).toBe(75);
       expect(summaryOf(slow)).toMatchObject({ outcome: 'unavailable', exitCode: 75 });
       const story = await told(world, env);
@@ -65,7 +66,7 @@ describeOneDialect('the exit code and job_runs tell one story (issue 28 §7)', (
       expect(story.statusLine).toMatch(/\bunavailable\b/);
       expect(await world.db.knex('post_ledger').whereNot({ status: 'posted' }).select('source_reference', 'status', 'failure_kind')).toEqual([{ source_reference: '536365', status: 'failed', failure_kind: 'transient' }]);
 
-      const after = await runCli(RUN, env);
+      const after = await runCliChild(RUN, env);
       expect(after.code, after.stderr).toBe(0);
       expect((await told(world, env)).jobRuns).toBe('completed');
       expect(world.sandbox.state.countByReference('536365')).toBe(1);
@@ -82,7 +83,7 @@ describeOneDialect('the exit code and job_runs tell one story (issue 28 §7)', (
         { kind: 'status', status: 500, reference: '536366', count: 100 },
       ]);
       const env = world.env({ http: { retry: { maxAttempts: 2 } } });
-      const result = await runCli(RUN, env);
+      const result = await runCliChild(RUN, env);
       expect(result.code, result.stderr).toBe(3);
       expect(summaryOf(result)).toMatchObject({ outcome: 'needs-review', exitCode: 3 });
       const story = await told(world, env);
@@ -101,7 +102,7 @@ describeOneDialect('the exit code and job_runs tell one story (issue 28 §7)', (
       world.sandbox.configure({ idempotencyKeys: false });
       world.sandbox.addFaults([{ kind: 'status-after-commit', status: 500, reference: '536365' }]);
       const env = world.env({ strategy: 'mark-before-send' });
-      const result = await runCli(RUN, env);
+      const result = await runCliChild(RUN, env);
       expect(result.code, result.stderr).toBe(3);
       const story = await told(world, env);
       expect(story.jobRuns).toBe('needs_review');

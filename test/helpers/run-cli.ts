@@ -51,6 +51,11 @@ export function moduleRewritten(projectDir: string): void {
   rewrittenProjects.add(path.resolve(projectDir));
 }
 
+/** Runs the CLI as a real child process to its end ({@link startCli}): for a test whose subject is the exit code a scheduler reads. */
+export function runCliChild(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return startCli(args, env).done;
+}
+
 /** Whether {@link runCli} runs `idem …args` in this process. */
 function runsInProcess(args: readonly string[], env: Record<string, string | undefined>): boolean {
   if (process.env.IDEM_TEST_CHILD !== undefined || env.IDEM_TEST_CHILD !== undefined) return false;
