@@ -32,7 +32,8 @@ export function startCli(args: readonly string[], env: Record<string, string | u
  * when `IDEM_TEST_CHILD` is set (a recorded pid, settings a module reads when it loads), and the
  * commands of a project one of whose modules a test rewrote ({@link moduleRewritten}), which this
  * process would not load again. Every test of how the process itself ends (signals, pipes,
- * `bin/idem.js`) uses {@link startCli}.
+ * `bin/idem.js`) uses {@link startCli}, and every test of the exit code a scheduler reads
+ * {@link runCliChild}.
  */
 export function runCli(args: readonly string[], env: Record<string, string | undefined> = {}, node = process.execPath): Promise<CliResult> {
   if (node !== process.execPath || !runsInProcess(args, env)) return startCli(args, env, node).done;
