@@ -97,6 +97,19 @@ function selectionOf(request: RepostRequest): RepostSelection {
   };
 }
 
+/**
+ * Refuses a `--reference` that names no record posted to the destination (a typo, or a record whose
+ * newest version is pending, failed or in review), which would otherwise complete a repost that
+ * sent nothing.
+ * @throws UsageError naming the reference
+ */
+function assertReferenceFound(request: RepostRequest, found: number): void {
+  if (request.reference === undefined || found > 0) return;
+  throw new UsageError(
+    `--reference ${JSON.stringify(request.reference)} names no record of ${request.pipeline.name} posted to ${request.destination}: check the reference (idem status lists records in review or failed, which idem review resolves, not idem repost)`,
+  );
+}
+
 function listed(candidates: readonly RepostCandidate[]): string {
   const shown = candidates.slice(0, LISTED_REFERENCES).map((c) => c.sourceReference).join(', ');
   return candidates.length > LISTED_REFERENCES ? `${shown}, … (${candidates.length - LISTED_REFERENCES} more)` : shown;
@@ -124,6 +137,8 @@ async function repostLocked(ctx: RunContext, request: RepostRequest, run: { runR
       const inTransaction: Database = { ...db, knex: trx };
       const started = await startJobRun(inTransaction, { jobName: request.pipeline.name, runKey, triggeredBy: request.triggeredBy, command: request.commandLine, now: now() });
       const count = starts ? await enqueueReposts(inTransaction, selectionOf(request), { runKey, nowIso: now() }) : undefined;
+      // Thrown in the transaction: a refused repost leaves no job_runs attempt behind.
+      if (count !== undefined) assertReferenceFound(request, count);
       return { jobRun: started.jobRun, enqueued: count };
     });
     attempt = { id: jobRun.id, attempt: jobRun.attempts };
@@ -177,6 +192,7 @@ export async function repostRun(ctx: RunContext, request: RepostRequest): Promis
     await assertNoSchemaDrift(db, pipeline);
     if (request.dryRun) {
       const candidates = await selectRepostCandidates(db, selectionOf(request));
+      assertReferenceFound(request, candidates.length);
       report.counts.repost = { destination: destination.name, wouldSend: candidates.length };
       commandIo().stdout.write(`${candidates.length} posted record(s) of ${pipeline.name} would be sent again to ${destination.name}${candidates.length ? `: ${listed(candidates)}` : ''}\n`);
       ending = { outcome: 'planned', message: 'dry run: nothing was written or sent' };

@@ -171,7 +171,7 @@ describeEachDialect('idem repost: posted records sent again through the ledger, 
     repostThroughAKill(dialect, 'idempotency-key', task.name),
   );
 
-  it('refuses what it cannot do: an unknown destination (exit 2), --since with --reference (exit 2); a held lock exits 75', async ({ task }) => {
+  it('refuses what it cannot do: an unknown destination (exit 2), --since with --reference (exit 2), a reference posted nowhere (exit 2, no job_runs row); a held lock exits 75', async ({ task }) => {
     const world = await openFaultWorld(dialect, task.name);
     try {
       const first = await runCli(['run', pipeline.name, '--date', '2010-12-01'], world.env());
@@ -181,6 +181,13 @@ describeEachDialect('idem repost: posted records sent again through the ledger, 
       expect(unknown.stderr).toContain(`pipeline ${pipeline.name} has no destination "nowhere" (it has: ${DESTINATION})`);
       const both = await runCli([...REPOST, '--since', '2010-12-01', '--reference', REF], world.env());
       expect(both.code).toBe(2);
+      // A mistyped reference: not a repost that completed having sent nothing.
+      for (const dryRun of [[], ['--dry-run']]) {
+        const typo = await runCli([...REPOST, '--reference', `${REF}x`, ...dryRun], world.env());
+        expect(typo.code, typo.stderr).toBe(2);
+        expect(typo.summary?.err).toMatchObject({ message: expect.stringContaining(`--reference "${REF}x" names no record of ${pipeline.name} posted to ${DESTINATION}`) });
+      }
+      expect(Number((await world.db.knex('job_runs').where('run_key', 'like', 'repost:%').count({ n: '*' }).first())?.n)).toBe(0);
       expect(world.sandbox.state.stats().updateRequests).toBe(0);
       // Held by a paused repost: another repost (or run) of the pipeline is told to retry later.
       // A lease longer than the test: the paused holder keeps the lock on SQLite too.
