@@ -28,7 +28,8 @@ const MAX_LOCAL_WORKERS = 32;
 
 /** Whether `LOG_LEVEL` asks for detail: then an error's causes are printed with their stacks. */
 function wantsStacks(): boolean {
-  return commandIo().env.LOG_LEVEL === 'debug' || commandIo().env.LOG_LEVEL === 'trace';
+  const level = commandIo().env.LOG_LEVEL;
+  return level === 'debug' || level === 'trace';
 }
 
 /** The stacks of an error's causes, each on lines of its own after `caused by:`. */

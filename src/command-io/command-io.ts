@@ -14,6 +14,9 @@ export interface TextSink {
  * `bin/idem.js` runs a command with the process's own ({@link processIo}); a caller that runs
  * `main` in its own process (idem's test suite, where no process boundary is the subject) gives
  * each command its own, so commands running side by side neither share settings nor mix output.
+ * What stays the process's: its pid (in lock owners and `job_runs`), signals (the polite stop),
+ * `TMPDIR` (`os.tmpdir()`: the external sort, scratch files) and the `OTEL_*` variables the
+ * OpenTelemetry SDK reads itself.
  */
 export interface CommandIo {
   readonly env: Readonly<Record<string, string | undefined>>;

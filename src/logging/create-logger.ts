@@ -12,8 +12,8 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * The root logger: pino JSON lines on the command's stderr (see `commandIo`) (synchronous, so no line is lost when the process
- * exits), or pino-pretty when stderr is a terminal. stdout carries a command's data only (tables,
+ * The root logger: pino JSON lines on the command's stderr (`commandIo`), written synchronously so
+ * no line is lost when the process exits; pino-pretty when that stderr is a terminal. stdout carries a command's data only (tables,
  * `--json`), so a parser of either never meets the other (docs/operating.md, "Logs").
  */
 export async function createLogger(options: { level: string; pretty?: boolean }): Promise<Logger> {
