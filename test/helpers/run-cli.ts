@@ -65,7 +65,8 @@ function runsInProcess(args: readonly string[], env: Record<string, string | und
   return !args.includes('--workers') && !['prove', 'ui', 'sandbox-api'].includes(args[0] ?? '');
 }
 
-async function runInProcess(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
+/** Runs `main(args, io)` in this process, with `env` as the command's whole environment and its output captured, read as a child's would be. */
+export async function runInProcess(args: readonly string[], env: Record<string, string | undefined>): Promise<CliResult> {
   const started = performance.now();
   const { main } = await import('../../src/cli/main.ts');
   let stdout = '';

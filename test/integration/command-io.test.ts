@@ -1,24 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.ts';
-import type { CommandIo } from '../../src/command-io/command-io.ts';
-import { idemChildResult } from '../../src/child-process/start-idem-child.ts';
 import { setUpExampleProject, type ExampleProject } from '../helpers/example-project.ts';
-import { PROJECT_DIR } from '../helpers/run-cli.ts';
+import { runInProcess } from '../helpers/run-cli.ts';
 
 // main(argv, io) run in this process, the way the suite's runCli runs most commands: each command
 // reads its own environment and writes its own output, also two at once. SQL is not the subject:
 // SQLite is enough.
 const PIPELINE = 'online-retail-invoices';
-
-/** An io over `env` whose output is kept, and main's ending read as a child's would be. */
-async function runMain(argv: string[], env: Record<string, string>) {
-  const started = performance.now();
-  let stdout = '';
-  let stderr = '';
-  const io: CommandIo = { env, cwd: PROJECT_DIR, stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) } };
-  const code = await main(argv, io);
-  return idemChildResult({ code, signal: null, stdout, stderr, started });
-}
 
 describe('main(argv, io): a command in a process of the caller', () => {
   const projects: ExampleProject[] = [];
@@ -32,8 +19,8 @@ describe('main(argv, io): a command in a process of the caller', () => {
     const databaseUrlBefore = process.env.DATABASE_URL;
 
     const [runA, runB] = await Promise.all([
-      runMain(['run', PIPELINE, '--date', '2010-12-01'], a.env),
-      runMain(['run', PIPELINE, '--date', '2010-12-02'], b.env),
+      runInProcess(['run', PIPELINE, '--date', '2010-12-01'], a.env),
+      runInProcess(['run', PIPELINE, '--date', '2010-12-02'], b.env),
     ]);
 
     expect([runA.code, runB.code], runA.stderr + runB.stderr).toEqual([0, 0]);
@@ -49,10 +36,10 @@ describe('main(argv, io): a command in a process of the caller', () => {
     expect(process.env.DATABASE_URL).toBe(databaseUrlBefore);
 
     // A command's data goes to its own stdout, its error line to its own stderr.
-    const status = await runMain(['status', PIPELINE, '--json'], a.env);
+    const status = await runInProcess(['status', PIPELINE, '--json'], a.env);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout).runs.map((run: { runKey: string }) => run.runKey)).toEqual(['2010-12-01']);
-    const usage = await runMain(['run', PIPELINE, '--date', 'someday'], a.env);
+    const usage = await runInProcess(['run', PIPELINE, '--date', 'someday'], a.env);
     expect([usage.code, usage.stdout]).toEqual([2, '']);
     expect(usage.stderr).toMatch(/^idem: .*someday/);
   });
