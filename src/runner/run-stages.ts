@@ -12,6 +12,7 @@ import { RereadableRows } from '../source/rereadable-rows.ts';
 import { UnchangedFileCheck } from '../source/unchanged-file-check.ts';
 import type { SourceRow } from '../source/source-row.ts';
 import { applyDuplicateKeyRule } from '../stage/apply-duplicate-key-rule.ts';
+import { ChangeDetection } from '../stage/change-detection.ts';
 import { stageRecords } from '../stage/stage-records.ts';
 import { upsertStaged } from '../upsert/upsert-staged.ts';
 import { DerivedScopes } from './derived-scopes.ts';
@@ -63,8 +64,11 @@ export async function runStages(
   // Every read of a file is checked against the run's first read and the `--file` run key's hash.
   const unchanged = run.unchanged ?? new UnchangedFileCheck(runKey.kind === 'file' ? runKey.sha256 : undefined);
 
-  /** One pass of extract + stage: staging and this attempt's quarantine start empty each time. */
-  const extractAndStage = async (rereadable: boolean) => {
+  /**
+   * One pass of extract + stage: staging and this attempt's quarantine start empty each time.
+   * With `detectChanges`, records the target holds as they are stay out of staging.
+   */
+  const extractAndStage = async (rereadable: boolean, detectChanges: boolean) => {
     let rows = 0;
     const quarantine = new QuarantineWriter(db, pipeline.name, runKey.value, run.now());
     await quarantine.clear();
@@ -89,10 +93,13 @@ export async function runStages(
       context: { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config: ctx.config },
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
+    const changes = detectChanges ? new ChangeDetection(db, pipeline) : undefined;
     try {
       const records = scopes.watch(pipeline.toRecords(marked ?? sourceRows));
-      const loaded = await stageRecords(db, pipeline, records, { runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => boundary('mid-stage') });
-      return { loaded, rows, quarantine, mark, rereadReason: marked?.rereadReason };
+      const loaded = await stageRecords(db, pipeline, records, {
+        runKey: runKey.value, batchRows: request.batchRows, source: sourceLocation, quarantine: quarantineRow, afterBatch: () => boundary('mid-stage'), ...(changes ? { changes } : {}),
+      });
+      return { loaded, rows, quarantine, mark, rereadReason: marked?.rereadReason, changes };
     } finally {
       progress.stop();
     }
@@ -100,13 +107,26 @@ export async function runStages(
   // A file can be read twice: groupRows first assumes its rows come grouped by key and skips its
   // sort; at the first key that comes back it asks for the file to be read again (staging and
   // the quarantine of that pass are thrown away: the next pass replaces both).
-  let pass = await extractAndStage(kind.rereadable);
+  // Change detection leaves out what the target holds as it is, except in a dry run (its plan
+  // names the unchanged records staging holds) and with --force-reconcile (which trusts no
+  // stored row hash). A record it left out that occurs again in the run is read once more
+  // without it, so the duplicate-key rule judges every record.
+  const detectChanges = !run.dryRun && !request.forceReconcile && ChangeDetection.appliesTo(pipeline);
+  let grouped = kind.rereadable;
+  let pass = await extractAndStage(grouped, detectChanges);
   if (pass.rereadReason !== undefined) {
     log.info({ stage: 'extract', source: sourceLocation }, `${pass.rereadReason}: reading it again, grouped by the sort`);
     await lock.assertHeld();
-    pass = await extractAndStage(false);
+    grouped = false;
+    pass = await extractAndStage(grouped, detectChanges);
+  }
+  if (await pass.changes?.leftOutKeyRecurs()) {
+    log.info({ stage: 'extract', source: sourceLocation }, 'a record the target holds as it is occurs more than once in the source: reading it again, staging every record for the duplicate-key rule');
+    await lock.assertHeld();
+    pass = await extractAndStage(grouped, false);
   }
   const { loaded, rows, quarantine, mark } = pass;
+  const leftOut = pass.changes?.unchanged ?? 0;
   await boundary('after-extract');
   await quarantine.flush();
   counts.extract = { source: sourceLocation, rows, quarantined: quarantine.count, ...(mark ? { since: since ?? null, upTo: mark.value ?? null } : {}) };
@@ -122,8 +142,8 @@ export async function runStages(
   }
   const removed = await applyDuplicateKeyRule(db, pipeline);
   const staged = loaded - removed;
-  counts.stage = { records: loaded, duplicatesRemoved: removed, staged, ms: Math.round(performance.now() - started) };
-  log.info({ stage: 'stage', ...counts.stage }, `staged ${staged} records`);
+  counts.stage = { records: loaded + leftOut, duplicatesRemoved: removed, staged, ...(pass.changes ? { unchanged: leftOut } : {}), ms: Math.round(performance.now() - started) };
+  log.info({ stage: 'stage', ...counts.stage }, `staged ${staged} records${pass.changes ? `, ${leftOut} left out as the target holds them` : ''}`);
   await boundary('after-stage');
 
   started = performance.now();
@@ -132,7 +152,7 @@ export async function runStages(
   // A stop that comes during the upsert lets its transaction commit (its work is done by then)
   // and ends the attempt at the next boundary; the end of the stop's grace rolls it back.
   const beforeCommit = (): Promise<void> => ctx.failpoints?.hit('mid-upsert', log) ?? Promise.resolve();
-  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, nowIso: run.now(), scopes: scopes.byTable(), countIdentical: run.dryRun === true, ...(deletions ? { deletions } : {}), beforeCommit });
+  const upserted = await upsertStaged(db, pipeline, { runKey: runKey.value, staged, unchanged: leftOut, nowIso: run.now(), scopes: scopes.byTable(), countIdentical: run.dryRun === true, ...(deletions ? { deletions } : {}), beforeCommit });
   counts.upsert = { ...upserted, ms: Math.round(performance.now() - started) };
   const deleted = upserted.deletions;
   log.info(

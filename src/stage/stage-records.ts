@@ -8,6 +8,7 @@ import type { PipelineRecord } from '../pipeline/pipeline-record.ts';
 import { rowHashOfJson } from '../pipeline/row-hash.ts';
 import { DELETED_VERSION, deletesRecords } from '../pipeline/record-deletions.ts';
 import type { QuarantinedRow } from '../source/quarantined-row.ts';
+import { LOOKUP_KEYS, type ChangeDetection } from './change-detection.ts';
 
 /**
  * Staging columns before the business columns, in load order, with the specs
@@ -43,6 +44,11 @@ export interface StageOptions {
   readonly quarantine: (row: QuarantinedRow) => Promise<void>;
   /** Called after each batch is loaded (progress, fault injection). */
   readonly afterBatch?: (stagedSoFar: number) => Promise<void>;
+  /**
+   * Change detection before staging: records the target already holds as they are are left out
+   * (see `ChangeDetection`). Without it every record is staged.
+   */
+  readonly changes?: ChangeDetection;
 }
 
 /**
@@ -69,8 +75,8 @@ function pipelineMistake(pipeline: PipelineDefinition, declared: ReadonlySet<str
 }
 
 /**
- * Replaces the pipeline's staging table with this run's records: empties it (`emptyStaging`),
- * bulk-loads by the dialect's fast path, then refreshes the planner's statistics of its key
+ * Replaces the pipeline's staging table with this run's records (less those `changes` leaves
+ * out): empties it (`emptyStaging`), bulk-loads by the dialect's fast path, then refreshes the planner's statistics of its key
  * columns (`refreshStatistics`). Each record gets its canonical values, its
  * row hash and `seq`, its position in the source (what `last-wins` means by "last").
  * The first record is checked before staging is touched.
@@ -106,10 +112,48 @@ export async function stageRecords(
   const isJson = columns.map(([, spec]) => spec.type === 'json');
   const width = FRAMEWORK_COLUMNS.length + columns.length;
 
+  const charsOf = (row: readonly unknown[]): number => {
+    let chars = 0;
+    for (const value of row) chars += typeof value === 'string' ? value.length : 8;
+    return chars;
+  };
+
   async function* batches(): AsyncGenerator<unknown[][]> {
     let batch: unknown[][] = [];
     let chars = 0;
     let seq = 0;
+    // Rows built but not yet looked up by change detection, and the characters of their values.
+    let pending: unknown[][] = [];
+    let pendingChars = 0;
+    /** Adds rows to the batch, yielding every batch that fills. */
+    async function* add(rows: readonly unknown[][]): AsyncGenerator<unknown[][]> {
+      for (const row of rows) {
+        batch.push(row);
+        chars += charsOf(row);
+        if (batch.length >= batchRows || chars >= batchChars) {
+          yield batch;
+          batch = [];
+          chars = 0;
+          await options.afterBatch?.(seq);
+        }
+      }
+    }
+    /**
+     * The pending rows, less those change detection leaves out, into batches. A look-up that
+     * fills no batch is a boundary all the same (a stop must not wait for the end of a rerun
+     * that changes nothing).
+     */
+    async function* flush(): AsyncGenerator<unknown[][]> {
+      const rows = pending;
+      pending = [];
+      pendingChars = 0;
+      let filled = false;
+      for await (const full of add(await options.changes!.changed(rows))) {
+        filled = true;
+        yield full;
+      }
+      if (!filled) await options.afterBatch?.(seq);
+    }
     const valuesJson: string[] = new Array<string>(columns.length);
     async function* all(): AsyncGenerator<PipelineRecord> {
       if (first.done) return;
@@ -145,15 +189,16 @@ export async function stageRecords(
       row[3] = record.sourceReference;
       row[4] = record.line ?? null;
       row[5] = record.deleted === true ? DELETED_VERSION : rowHashOfJson(pipeline.sourceSystem, record.sourceReference, valuesJson);
-      batch.push(row);
-      for (const value of row) chars += typeof value === 'string' ? value.length : 8;
-      if (batch.length >= batchRows || chars >= batchChars) {
-        yield batch;
-        batch = [];
-        chars = 0;
-        await options.afterBatch?.(seq);
+      if (!options.changes) {
+        yield* add([row]);
+        continue;
       }
+      // Looked up LOOKUP_KEYS at a time, or sooner when their values would outgrow a few batches.
+      pending.push(row);
+      pendingChars += charsOf(row);
+      if (pending.length >= LOOKUP_KEYS || pendingChars >= 8 * batchChars) yield* flush();
     }
+    if (pending.length > 0) yield* flush();
     if (batch.length > 0) yield batch;
   }
 

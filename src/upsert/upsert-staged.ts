@@ -11,7 +11,7 @@ import { markDeletions } from './record-deletions-sql.ts';
 /** The target columns the post stage reads rows by. */
 const TARGET_KEY_COLUMNS = ['source_system', 'source_reference', 'row_hash'];
 
-/** Counts of one upsert. `unchanged` = staged − inserted − updated. */
+/** Counts of one upsert. `unchanged` = staged − inserted − updated, plus the records change detection left out. */
 export interface UpsertResult extends UpsertCounts {
   readonly unchanged: number;
   /** Post ledger items enqueued, over all destinations (deletions included). */
@@ -42,6 +42,8 @@ export async function upsertStaged(
   args: {
     runKey: string;
     staged: number;
+    /** Records change detection left out of staging as the target holds them (counted as unchanged). @defaultValue 0 */
+    unchanged?: number;
     nowIso: string;
     scopes?: Readonly<Record<string, readonly string[]>>;
     countIdentical?: boolean;
@@ -93,5 +95,5 @@ export async function upsertStaged(
     return { ...result, enqueued, tombstones: marked?.tombstones ?? 0, ...(deletions ? { deletions } : {}), ...children, ...derived };
   });
   const { tombstones, ...rest } = counts;
-  return { ...rest, unchanged: args.staged - tombstones - counts.inserted - counts.updated };
+  return { ...rest, unchanged: (args.unchanged ?? 0) + args.staged - tombstones - counts.inserted - counts.updated };
 }

@@ -44,12 +44,12 @@ export async function runTestOrders(
   db: Database,
   databaseUrl: string,
   file: string,
-  options: { duplicateKeys?: DuplicateKeyRule; batchRows?: number; force?: boolean } = {},
+  options: { duplicateKeys?: DuplicateKeyRule; batchRows?: number; force?: boolean; forceReconcile?: boolean } = {},
 ) {
   const config = { ...loadConfig({}, path.dirname(file)), databaseUrl };
-  const { duplicateKeys = 'error', batchRows, force = false } = options;
+  const { duplicateKeys = 'error', batchRows, force = false, forceReconcile = false } = options;
   return runPipeline(
     { config, db, logger: pino({ level: 'silent' }) },
-    { pipeline: testOrdersPipeline(duplicateKeys), runKey: await fileRunKey(file), triggeredBy: 'test', force, ...(batchRows === undefined ? {} : { batchRows }) },
+    { pipeline: testOrdersPipeline(duplicateKeys), runKey: await fileRunKey(file), triggeredBy: 'test', force, forceReconcile, ...(batchRows === undefined ? {} : { batchRows }) },
   );
 }
