@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
@@ -58,28 +58,53 @@ const CSV = 'ref,price,qty,note\nA,2.55000000,3,first\nB,0.12345678,10,\nC,10.50
 
 describeEachDialect('schema drift: columns against the live tables, before any write', (dialect) => {
   let testDb: TestDatabase;
+  /** The project the commands run in now: the last of {@link projects}. */
   let project: ScratchProject;
+  /** This test's projects: the first, then a copy for each module changed (see {@link changeModule}). */
+  let projects: ScratchProject[];
   let db: Database;
   let env: Record<string, string>;
 
   beforeEach(async (context) => {
     testDb = await createTestDatabase(dialect, context.task.name);
     project = createScratchProject('drift');
-    // IDEM_TEST_CHILD: each command a child process. The tests rewrite the pipeline between
-    // commands, then read its drift in this process, which must not have loaded the old one (a
-    // process loads a module once).
-    env = { DATABASE_URL: testDb.url, IDEM_PROJECT_DIR: project.dir, IDEM_SOURCE_DIR: project.dataDir, IDEM_TEST_CHILD: '1' };
+    projects = [project];
+    env = { DATABASE_URL: testDb.url, IDEM_PROJECT_DIR: project.dir, IDEM_SOURCE_DIR: project.dataDir };
     writeFileSync(path.join(project.dataDir, `${DAY}.csv`), CSV);
     db = await openDatabase({ databaseUrl: testDb.url, projectDir: project.dir });
   });
 
   afterEach(async () => {
     // This test's own, even if a slow hook overlaps the next test's setup.
-    const [mine, database, scratch] = [db, testDb, project];
-    scratch.remove();
+    const [mine, database, scratch] = [db, testDb, projects];
+    for (const each of scratch) each.remove();
     await mine.close();
     await database.drop();
   });
+
+  /**
+   * Writes `relative` (a module of the project) with `source`, as its user edits it between two
+   * commands. A process loads a module once per URL, and the commands run in this process
+   * (runCli), as does loadPipeline below: a module written again in place would still be the old
+   * one here (and send every later command to a child process, ~1.2 s of CPU each). So a module
+   * already written is changed in a copy of the project (its migrations and pipelines; the same
+   * data directory and database), whose file URL nothing has imported yet, and the commands after
+   * run there: each reads the new source, as a new CLI process would.
+   */
+  function changeModule(relative: string, source: string): void {
+    if (existsSync(path.join(project.dir, relative))) {
+      const copy = createScratchProject('drift');
+      for (const sub of ['migrations', 'pipelines']) cpSync(path.join(project.dir, sub), path.join(copy.dir, sub), { recursive: true });
+      projects.push(copy);
+      project = copy;
+      env.IDEM_PROJECT_DIR = copy.dir;
+    }
+    writeFileSync(path.join(project.dir, relative), source);
+  }
+
+  function writePipeline(source: string): void {
+    changeModule(path.join('pipelines', 'prices.ts'), source);
+  }
 
   async function cli(args: string[]) {
     return runCli(args, env);
@@ -95,7 +120,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
 
   async function migrateAndRunClean(): Promise<void> {
     project.writeMigration('20261202000000_create_prices', MIGRATION);
-    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    writePipeline(pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
     const migrated = await cli(['migrate']);
     expect(migrated.code, migrated.stderr).toBe(0);
     const first = await cli(['run', 'prices', '--date', DAY]);
@@ -110,7 +135,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     expect(before.job_runs).toHaveLength(1);
     // The bug seen on main: text() against a migrated decimal(10,8) (399 false updates); and an
     // integer column declared as nullable text, which every dialect's catalog shows.
-    project.writePipeline('prices', pipelineSource('{ price: column.text(), qty: column.text({ nullable: true }) }', '{ price: v.price, qty: v.qty }'));
+    writePipeline(pipelineSource('{ price: column.text(), qty: column.text({ nullable: true }) }', '{ price: v.price, qty: v.qty }'));
     const refused = await cli(['run', 'prices', '--date', DAY, '--force']);
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
     const lines = refused.stderr.split('\n');
@@ -147,7 +172,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
   it('a missing migration: exit 2 naming the tables and the fix, not a raw database error; nothing written', async () => {
     const migrated = await cli(['migrate']);
     expect(migrated.code, migrated.stderr).toBe(0);
-    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    writePipeline(pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
     const before = await snapshot().catch(() => undefined);
     expect(before).toBeUndefined(); // the pipeline's tables do not exist
     const refused = await cli(['run', 'prices', '--date', DAY]);
@@ -162,7 +187,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
 
   it('idem check on a database not migrated yet: checks the pipelines against the migration files, writes nothing, and its fix works', async () => {
     project.writeMigration('20261202000000_create_prices', MIGRATION);
-    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    writePipeline(pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
     const clean = await cli(['check', 'prices']);
     expect(clean.code, clean.stdout + clean.stderr).toBe(0);
     expect(clean.stdout).toBe('1 pipeline checked: no problems\n');
@@ -171,7 +196,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
 
     // A column the migration files do not add is drift there, with a fix that first migrates.
     const noted = '{ price: column.decimal(10, 8), qty: column.integer(), note: column.text({ nullable: true }) }';
-    project.writePipeline('prices', pipelineSource(noted, "{ price: v.price, qty: Number(v.qty), note: v.note === '' ? null : v.note }"));
+    writePipeline(pipelineSource(noted, "{ price: v.price, qty: Number(v.qty), note: v.note === '' ? null : v.note }"));
     const drift = await cli(['check', 'prices']);
     expect(drift.code, drift.stdout + drift.stderr).toBe(2);
     const fix = 'fix: idem migrate, then idem migrate --make alter_prices';
@@ -195,7 +220,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
       '20261202000001_server_only',
       "import type { Knex } from 'knex';\nexport async function up(knex: Knex): Promise<void> {\n  if (knex.client.config.client === 'better-sqlite3') throw new Error('written for a database server');\n}\nexport async function down(): Promise<void> {}\n",
     );
-    project.writePipeline('prices', pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
+    writePipeline(pipelineSource(MIGRATED_COLUMNS, '{ price: v.price, qty: Number(v.qty) }'));
     const refused = await cli(['check', 'prices']);
     expect(refused.code, refused.stdout + refused.stderr).toBe(2);
     expect(refused.stdout).toMatch(/^pipelines\/prices\.ts: the database is not migrated \([1-9]\d* pending\)/m);
@@ -211,7 +236,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
   it('migrate --make: an added column and a type change; make → migrate → run is clean and drift-free', async () => {
     await migrateAndRunClean();
     const changedColumns = '{ price: column.decimal(10, 8), qty: column.decimal(12, 2), note: column.text({ nullable: true }) }';
-    project.writePipeline('prices', pipelineSource(changedColumns, "{ price: v.price, qty: `${v.qty}.00`, note: v.note === '' ? null : v.note }"));
+    writePipeline(pipelineSource(changedColumns, "{ price: v.price, qty: `${v.qty}.00`, note: v.note === '' ? null : v.note }"));
     const before = await snapshot();
 
     const made = await cli(['migrate', '--make', 'qty_decimal_and_note']);
@@ -259,7 +284,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
   it('migrate --make for a new NOT NULL column on a table with rows: add nullable, fill, set NOT NULL; refused before any change while fill is unset', async () => {
     await migrateAndRunClean();
     const regioned = "{ price: column.decimal(10, 8), qty: column.integer(), region: column.text({ maxLength: 10 }) }";
-    project.writePipeline('prices', pipelineSource(regioned, "{ price: v.price, qty: Number(v.qty), region: v.note === '' ? 'none' : v.note }"));
+    writePipeline(pipelineSource(regioned, "{ price: v.price, qty: Number(v.qty), region: v.note === '' ? 'none' : v.note }"));
     const made = await cli(['migrate', '--make', 'add_region']);
     expect(made.code, made.stdout + made.stderr).toBe(0);
     const file = path.join(project.dir, 'migrations', readdirSync(path.join(project.dir, 'migrations')).find((name) => name.endsWith('_add_region.ts'))!);
@@ -277,7 +302,7 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     expect((await db.adapter.readTableColumns(db.knex, 'stg_prices'))!.map((c) => c.name)).not.toContain('region');
 
     // With a value: the three steps on a table with rows, then NOT NULL in the catalog.
-    writeFileSync(file, source.replaceAll('region: undefined,', "region: 'unknown',"));
+    changeModule(path.relative(project.dir, file), source.replaceAll('region: undefined,', "region: 'unknown',"));
     const migrated = await cli(['migrate']);
     expect(migrated.code, migrated.stdout + migrated.stderr).toBe(0);
     expect(await findSchemaDrift(db, await loadPipeline(project.dir, 'prices'))).toEqual([]);
