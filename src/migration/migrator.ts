@@ -4,11 +4,14 @@ import type { Database } from '../db/database.ts';
 import type { AppLock } from '../dialect/app-lock.ts';
 import { LockHeldError } from '../errors/lock-held-error.ts';
 import { NotMigratedError } from '../errors/not-migrated-error.ts';
-import { createMigrationContext } from './create-migration-context.ts';
 import { ProjectMigrationSource } from './project-migration-source.ts';
 
+/**
+ * The project's migrations, each run with its `MigrationContext`, whose module is
+ * loaded when a migration runs: every other command only lists the migrations (`assertMigrated`).
+ */
 function migrationSource(db: Database, projectDir: string): ProjectMigrationSource {
-  return new ProjectMigrationSource(projectDir, (knex) => createMigrationContext(knex, db.adapter));
+  return new ProjectMigrationSource(projectDir, async (knex) => (await import('./create-migration-context.ts')).createMigrationContext(knex, db.adapter));
 }
 
 function migratorConfig(db: Database, projectDir: string): Knex.MigratorConfig {

@@ -29,14 +29,14 @@ interface MigrationFile {
 export class ProjectMigrationSource implements Knex.MigrationSource<string> {
   readonly #projectDir: string;
   readonly #packageDir: string;
-  readonly #context: (knex: Knex) => MigrationContext;
+  readonly #context: (knex: Knex) => MigrationContext | Promise<MigrationContext>;
   #files: Map<string, MigrationFile> | undefined;
 
   /**
    * `context` builds the helpers on the knex (a transaction) each migration runs on.
    * @param packageDir idem's package directory. @defaultValue {@link idemPackageDir}()
    */
-  constructor(projectDir: string, context: (knex: Knex) => MigrationContext, packageDir: string = idemPackageDir()) {
+  constructor(projectDir: string, context: (knex: Knex) => MigrationContext | Promise<MigrationContext>, packageDir: string = idemPackageDir()) {
     this.#projectDir = projectDir;
     this.#packageDir = packageDir;
     this.#context = context;
@@ -76,8 +76,8 @@ export class ProjectMigrationSource implements Knex.MigrationSource<string> {
     const shown = path.relative(found.ownerDir, found.file);
     if (typeof up !== 'function') throw new TypeError(`${shown} must export an \`up(knex, idem)\` function`);
     return {
-      up: (knex: Knex) => up(knex, this.#context(knex)),
-      down: down ? (knex: Knex) => down(knex, this.#context(knex)) : undefined,
+      up: async (knex: Knex) => up(knex, await this.#context(knex)),
+      down: down ? async (knex: Knex) => down(knex, await this.#context(knex)) : undefined,
     };
   }
 }

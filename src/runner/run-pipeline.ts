@@ -4,7 +4,6 @@ import { LockHeldError } from '../errors/lock-held-error.ts';
 import { StoppedError } from '../errors/stopped-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import { assertNoSchemaDrift } from '../migration/assert-no-schema-drift.ts';
-import { resolveDestination } from '../post/resolve-destination.ts';
 import { appLockName } from '../runs/app-lock-name.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 import { noopIfCompleted } from './noop-if-completed.ts';
@@ -13,7 +12,6 @@ import type { RunContext } from './run-context.ts';
 import { recordNoop } from './record-noop.ts';
 import type { RunEnding } from './run-ending.ts';
 import type { RunHooks } from './run-hooks.ts';
-import { runLockedAttempt } from './run-locked-attempt.ts';
 import { RunReport } from './run-report.ts';
 import type { RunRequest } from './run-request.ts';
 import type { RunResult } from './run-result.ts';
@@ -21,7 +19,9 @@ import type { RunResult } from './run-result.ts';
 /**
  * What a run does before its lock: the schema drift check, the completed check, the configuration checks (a destination
  * without a URL, `--force-reconcile` without a lookup) and a CSV date run's missing file, so
- * each ends the run before it takes the lock; then the lock, and the locked attempt.
+ * each ends the run before it takes the lock; then the lock, and the locked attempt. What only a
+ * run past the completed check uses (the destinations' settings, the locked attempt) is loaded
+ * past it: a no-op loads none of it.
  */
 async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunReport, hooks: RunHooks): Promise<RunEnding> {
   const { db, config } = ctx;
@@ -32,6 +32,7 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
   const noop = await noopIfCompleted(db, request, () => request.sourceLocation ?? resolveSourceLocation(config, pipeline, runKey));
   if (noop) return noop;
   if (!request.dryRun) {
+    const { resolveDestination } = await import('../post/resolve-destination.ts');
     for (const destination of pipeline.destinations) {
       report.sendsTo(resolveDestination(config, destination));
       if (request.forceReconcile && !destination.lookup) throw new UsageError(`--force-reconcile needs a lookup on destination "${destination.name}"`);
@@ -43,6 +44,8 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
     report.counts.extract = { skipped };
     return { outcome: 'skipped', message: `${skipped} for ${runKey.value}; skipped (the pipeline declares missing: 'skip')` };
   }
+  // Loaded before the lock is taken, so nothing is awaited between taking it and the attempt that releases it.
+  const { runLockedAttempt } = await import('./run-locked-attempt.ts');
   ctx.stop?.signal.throwIfAborted();
   const lockName = appLockName(pipeline.name);
   const askedAt = performance.now();

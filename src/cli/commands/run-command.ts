@@ -4,8 +4,6 @@ import { assertNoSchemaDrift } from '../../migration/assert-no-schema-drift.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { loadPipeline } from '../../pipeline/load-pipeline.ts';
 import { Failpoints } from '../../runner/failpoints.ts';
-import { formatPlan } from '../../runner/format-plan.ts';
-import { runCatchUp } from '../../runner/run-catch-up.ts';
 import type { RunRequest } from '../../runner/run-request.ts';
 import { runWithPostWorkers } from '../../runner/run-with-post-workers.ts';
 import { assertOneRunKeyFlag, resolveRunKey } from '../resolve-run-key.ts';
@@ -73,12 +71,19 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
       // Progress bars on stderr, only for a person at a terminal.
       const progress = commandIo().stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
       const ctx = { ...session, failpoints, stop, ...(progress ? { progress } : {}), ...(telemetry ? { telemetry } : {}) };
-      if (runKey === undefined) return (await runCatchUp(ctx, request, now)).outcome;
+      // --catch-up's and --dry-run's own modules are loaded when asked for: a no-op loads neither.
+      if (runKey === undefined) {
+        const { runCatchUp } = await import('../../runner/run-catch-up.ts');
+        return (await runCatchUp(ctx, request, now)).outcome;
+      }
       if (runKey.kind === 'date' && runKey.value !== options.date) {
         session.logger.info({ pipeline: pipeline.name, date: options.date, resolved: runKey.value, timeZone: pipeline.timeZone }, `--date ${options.date} is ${runKey.value} in ${pipeline.timeZone}`);
       }
       const result = await runWithPostWorkers(ctx, { ...request, runKey }, workers);
-      if (result.plan) commandIo().stdout.write(formatPlan(result.plan));
+      if (result.plan) {
+        const { formatPlan } = await import('../../runner/format-plan.ts');
+        commandIo().stdout.write(formatPlan(result.plan));
+      }
       return result.exitOutcome;
     }),
     { config },
