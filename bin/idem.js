@@ -2,6 +2,7 @@
 // The `idem` command: runs the build in dist/ (made by `npm run build`, `npm test` or `npm pack`).
 import { existsSync } from 'node:fs';
 import module from 'node:module';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,9 +35,30 @@ function insideIdemRepository() {
 }
 
 // Node 22.1+ keeps V8's compiled code of every module between runs (in the OS temp dir, or
-// NODE_COMPILE_CACHE), which shortens start-up.
+// NODE_COMPILE_CACHE), which shortens start-up: a no-op's CPU by about 4% (bench/README.md, "Fourth
+// session (issue 29): no-op"). The temp dir's node-compile-cache/ belongs to the first user who
+// ran Node with it (mode 0755), and for every other user (a scheduler's own account after a
+// person's run) Node turns the cache off, silently. Such a user keeps one in its own cache
+// directory ($XDG_CACHE_HOME, else ~/.cache), if it has one; a NODE_COMPILE_CACHE that fails
+// stays as it is.
 // https://nodejs.org/api/module.html#moduleenablecompilecachecachedir
-if (typeof module.enableCompileCache === 'function') module.enableCompileCache();
+if (typeof module.enableCompileCache === 'function') {
+  const failed = module.enableCompileCache().status === module.constants.compileCacheStatus.FAILED;
+  if (failed && !process.env.NODE_COMPILE_CACHE) {
+    const cacheHome = userCacheHome();
+    if (cacheHome !== undefined) module.enableCompileCache(path.join(cacheHome, 'idem', 'node-compile-cache'));
+  }
+}
+
+/** The user's cache directory: $XDG_CACHE_HOME, else ~/.cache; undefined when the user has no home. */
+function userCacheHome() {
+  if (process.env.XDG_CACHE_HOME) return process.env.XDG_CACHE_HOME;
+  try {
+    return path.join(homedir(), '.cache');
+  } catch {
+    return undefined;
+  }
+}
 
 // idem tunes its own V8 heap (it is an application, not a library). V8 on Node 24 lets the young
 // generation (new space: two semi-spaces) grow to 64 MB under a steady stream of short-lived

@@ -128,6 +128,22 @@ describe.skipIf(!older)(`idem CLI on a Node older than 22${older ? ` (${older.no
   });
 });
 
+describe("bin/idem.js's module compile cache", () => {
+  it("is kept in the user's cache directory when the temp dir's node-compile-cache cannot be made (another user's, mode 0755)", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'idem-compile-cache-'));
+    try {
+      // A file where Node would make its directory: Node turns the cache off, as it does for another user's directory.
+      writeFileSync(path.join(dir, 'node-compile-cache'), '');
+      const result = await startCli(['--version'], { TMPDIR: dir, XDG_CACHE_HOME: path.join(dir, 'cache') }).done;
+      expect([result.code, result.stderr]).toEqual([0, '']);
+      const kept = path.join(dir, 'cache', 'idem', 'node-compile-cache');
+      expect(readdirSync(kept).flatMap((version) => readdirSync(path.join(kept, version))).length).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describeEachDialect('idem run as a process', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
