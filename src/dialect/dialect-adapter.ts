@@ -90,7 +90,8 @@ export interface DialectAdapter {
    * Appends rows to a table by the dialect's fast path. Rows hold driver values in `columns`
    * order; batches bound memory (the caller sizes them). `specs` holds each column's spec, in
    * `columns` order, exactly as the table was created with it (typed loads such as SQL Server's
-   * bulk load must declare every column's type and nullability).
+   * bulk load must declare every column's type and nullability). Holds one pooled connection
+   * while it pulls `batches`.
    * @returns the number of rows loaded.
    */
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number>;

@@ -111,7 +111,7 @@ export async function runStages(
   // names the unchanged records staging holds) and with --force-reconcile (which trusts no
   // stored row hash). A record it left out that occurs again in the run is read once more
   // without it, so the duplicate-key rule judges every record.
-  const detectChanges = !run.dryRun && !request.forceReconcile && ChangeDetection.appliesTo(pipeline);
+  const detectChanges = !run.dryRun && !request.forceReconcile && (await ChangeDetection.applies(db, pipeline));
   let grouped = kind.rereadable;
   let pass = await extractAndStage(grouped, detectChanges);
   if (pass.rereadReason !== undefined) {

@@ -46,9 +46,14 @@ export class ChangeDetection {
     this.#pipeline = pipeline;
   }
 
-  /** Whether detection may leave records out for this pipeline: not for a full snapshot, whose absences are what staging lacks. */
-  static appliesTo(pipeline: Pick<PipelineDefinition, 'source'>): boolean {
-    return pipeline.source.snapshot !== 'full';
+  /**
+   * Whether detection can leave records of this pipeline's run out: never for a full snapshot,
+   * whose absences are what staging lacks, nor while the target holds no record of its source
+   * system (a first import: every look-up would find nothing).
+   */
+  static async applies(q: Queryable, pipeline: PipelineDefinition): Promise<boolean> {
+    if (pipeline.source.snapshot === 'full') return false;
+    return (await q.knex(pipeline.tables.target).first('source_reference').where('source_system', pipeline.sourceSystem)) !== undefined;
   }
 
   /** Records left out so far. */

@@ -95,6 +95,7 @@ export async function stageRecords(
   const { adapter, knex } = db;
   const columns = Object.entries(pipeline.columns);
   const batchRows = options.batchRows ?? 2000;
+  const lookupRows = Math.min(LOOKUP_KEYS, batchRows);
   const batchChars = options.batchChars ?? 64 * 1024;
   const declared = new Set(columns.map(([name]) => name));
   // The first record is read and checked before staging is emptied: a pipeline whose code is
@@ -193,19 +194,28 @@ export async function stageRecords(
         yield* add([row]);
         continue;
       }
-      // Looked up LOOKUP_KEYS at a time, or sooner when their values would outgrow a few batches.
+      // Looked up LOOKUP_KEYS at a time, or sooner: a batch's rows (a run never holds more rows
+      // unwritten than `batchRows` asks, and its first stop boundary comes as soon), or values
+      // that would outgrow a few batches.
       pending.push(row);
       pendingChars += charsOf(row);
-      if (pending.length >= LOOKUP_KEYS || pendingChars >= 8 * batchChars) yield* flush();
+      if (pending.length >= lookupRows || pendingChars >= 8 * batchChars) yield* flush();
     }
     if (pending.length > 0) yield* flush();
     if (batch.length > 0) yield batch;
   }
 
   const loaded = [...FRAMEWORK_COLUMNS, ...columns];
-  let staged: number;
+  const load = (rows: AsyncIterable<unknown[][]>): Promise<number> =>
+    adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), rows, loaded.map(([, spec]) => spec));
+  let staged = 0;
   try {
-    staged = await adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), batches(), loaded.map(([, spec]) => spec));
+    if (!options.changes) staged = await load(batches());
+    // A load holds its pooled connection while it pulls batches, and change detection's look-ups
+    // need one too: each batch is then a load of its own, its look-ups run between loads, and a
+    // run keeps to one pooled connection at a time besides its lock. Through a pooler in session
+    // mode each connection is a server connection: two runs in a pool of 3 deadlocked.
+    else for await (const batch of batches()) staged += await load(oneBatch(batch));
   } catch (error) {
     // Batches before the mistake may be loaded: leave staging as empty as it was before the run.
     if (error instanceof PipelineError) await adapter.emptyStaging(knex, pipeline.tables.staging);
@@ -213,4 +223,8 @@ export async function stageRecords(
   }
   await adapter.refreshStatistics(knex, pipeline.tables.staging, STAGING_KEY_COLUMNS);
   return staged;
+}
+
+async function* oneBatch(batch: unknown[][]): AsyncGenerator<unknown[][]> {
+  yield batch;
 }
