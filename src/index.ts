@@ -27,7 +27,7 @@ export type { RunKey } from './runs/run-key.ts';
 export { SOURCE_KINDS } from './source/source-kinds.ts';
 export { groupRows } from './source/group-rows.ts';
 export type { GroupRowsOptions, RowGroup } from './source/group-rows.ts';
-export type { ColumnChanges, MigrationContext, PipelineTablesSpec, DerivedTableSpec, ChildTableSpec } from './migration/migration-context.ts';
+export type { ColumnChanges, MigrationContext, PipelineTablesSpec, DerivedTableSpec, ScopeIndexSpec, ChildTableSpec } from './migration/migration-context.ts';
 export type { DestinationDefinition, DestinationLookup, DestinationRequest, PostedRow } from './destination/destination-definition.ts';
 export type { PostStrategy } from './destination/post-strategy.ts';
 export type { RawJson } from './http/raw-json.ts';

@@ -142,6 +142,14 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
         t.index([scope], `${table}_scope_idx`);
       });
     },
+    async createScopeIndex({ table, column: name }) {
+      const index = `${table}_${name}_idx`;
+      if (!(await adapter.readIndexNames(knex, table)).includes(index)) await knex.schema.alterTable(table, (t) => t.index([name], index));
+    },
+    async dropScopeIndex({ table, column: name }) {
+      const index = `${table}_${name}_idx`;
+      if ((await adapter.readIndexNames(knex, table)).includes(index)) await knex.schema.alterTable(table, (t) => t.dropIndex([name], index));
+    },
     async createChildTable({ table, columns }) {
       await knex.schema.createTable(table, (t) => {
         addColumn(t, 'source_system', KEY);

@@ -97,6 +97,12 @@ function pipelineStatements(pipeline: PipelineDefinition, differences: readonly 
     const scope = derived.scope === 'business_date' ? '' : `\n    scope: '${derived.scope}',`;
     up.push(`await idem.createDerivedTable({\n    table: '${derived.table}',${scope}\n    columns: ${specsSource(Object.entries(derived.columns), '    ')},\n  });`);
     down.unshift(`await idem.dropTables(['${derived.table}']);`);
+    // Every rebuild of a date selects the target's rows of that date by the scopeFrom column.
+    if (derived.scopeFrom !== undefined) {
+      const index = `{ table: '${target}', column: '${derived.scopeFrom}' }`;
+      up.push(`await idem.createScopeIndex(${index});`);
+      down.unshift(`await idem.dropScopeIndex(${index});`);
+    }
   }
   for (const child of pipeline.children.filter(({ table }) => missingTables.has(table))) {
     up.push(`await idem.createChildTable({\n    table: '${child.table}',\n    columns: ${specsSource(Object.entries(child.columns), '    ')},\n  });`);

@@ -28,6 +28,14 @@ export interface DerivedTableSpec {
   readonly columns: ColumnSpecs;
 }
 
+/** A target's column that a derived table's rebuild reads by, for {@link MigrationContext.createScopeIndex}. */
+export interface ScopeIndexSpec {
+  /** The pipeline's target table. */
+  readonly table: string;
+  /** The derived table's `scopeFrom`: a `date` or `instant` column of the target. */
+  readonly column: string;
+}
+
 /** A child table for {@link MigrationContext.createChildTable}: its business columns. */
 export interface ChildTableSpec {
   readonly table: string;
@@ -97,6 +105,15 @@ export interface MigrationContext {
    * the scope column, which every rebuild deletes by.
    */
   createDerivedTable(spec: DerivedTableSpec): Promise<void>;
+  /**
+   * Creates the index `<table>_<column>_idx` on a target's column that a derived table's
+   * rebuild selects one business date by (its `scopeFrom`). Without it, rebuilding each date
+   * reads the whole target: a `--file` run of a year rebuilt 305 dates in 3.5 s on PostgreSQL,
+   * 0.85 s with it. Nothing when the table has the index already.
+   */
+  createScopeIndex(spec: ScopeIndexSpec): Promise<void>;
+  /** Undoes {@link createScopeIndex} (for `down`): drops the index when the table has it. */
+  dropScopeIndex(spec: ScopeIndexSpec): Promise<void>;
   /**
    * Creates a child table: `source_system`, `source_reference` (the parent's business key) and
    * `line_no` (the item's position in the list, from 1) as its primary key, then the business

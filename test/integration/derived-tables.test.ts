@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
 import { column } from '../../src/column/column-type.ts';
+import { createMigrationContext } from '../../src/migration/create-migration-context.ts';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { readDailyTotals, recomputeDailyTotals, type DailyTotal } from '../helpers/daily-totals.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
@@ -59,6 +60,20 @@ describeEachDialect('derived tables: online_retail_daily_totals rebuilt for the 
     const again = await runCli([...RUN, '--force'], project.env);
     expect(again.code, again.stderr).toBe(0);
     expect(await readDailyTotals(db)).toEqual([...totals, otherDate]);
+  });
+
+  it("the target has an index on the scopeFrom column (every date's rebuild selects by it); createScopeIndex is idempotent and dropScopeIndex undoes it", async () => {
+    const index = 'online_retail_invoices_invoiced_at_idx';
+    const spec = { table: pipeline.tables.target, column: 'invoiced_at' };
+    expect(await db.adapter.readIndexNames(db.knex, spec.table)).toContain(index);
+    const idem = createMigrationContext(db.knex, db.adapter);
+    await idem.createScopeIndex(spec);
+    expect((await db.adapter.readIndexNames(db.knex, spec.table)).filter((name) => name === index)).toHaveLength(1);
+    await idem.dropScopeIndex(spec);
+    expect(await db.adapter.readIndexNames(db.knex, spec.table)).not.toContain(index);
+    await idem.dropScopeIndex(spec);
+    await idem.createScopeIndex(spec);
+    expect(await db.adapter.readIndexNames(db.knex, spec.table)).toContain(index);
   });
 
   it('a corrected export run as --file rebuilds the dates its invoices fall on (scopeFrom)', async () => {

@@ -100,4 +100,19 @@ describe('idem migrate --make: the migration source', () => {
     expect(source).toContain('Dropped columns lose their values');
     expect(source).toContain("`down` does not change them back");
   });
+
+  it('a new derived table with scopeFrom: the table, then the index on the target column every rebuild of a date selects by; down drops both', () => {
+    const derived = { table: 'daily_totals', scope: 'business_date', scopeFrom: 'invoiced_at', columns: { business_date: column.date(), total: column.decimal(16, 3) } };
+    const pipeline = { name: 'invoices', tables: { staging: 'stg_invoices', target: 'invoices' }, columns: { invoiced_at: column.instant() }, derived: [derived], children: [] } as never;
+    const source = migrationSource([pipeline], [{ pipeline: 'invoices', role: 'derived', table: 'daily_totals', kind: 'missing-table' }], DateTime.fromISO('2026-12-07T14:00:00Z'));
+    const up = source.slice(source.indexOf('export async function up'), source.indexOf('export async function down'));
+    const down = source.slice(source.indexOf('export async function down'));
+    expect(up.indexOf("await idem.createDerivedTable({\n    table: 'daily_totals',")).toBeGreaterThan(0);
+    expect(up.indexOf("await idem.createScopeIndex({ table: 'invoices', column: 'invoiced_at' });")).toBeGreaterThan(up.indexOf('createDerivedTable'));
+    expect(down).toContain("  await idem.dropScopeIndex({ table: 'invoices', column: 'invoiced_at' });\n  await idem.dropTables(['daily_totals']);");
+    // Without scopeFrom (a derived table of --date runs only), no index on the target.
+    const dated = migrationSource([{ ...(pipeline as object), derived: [{ ...derived, scopeFrom: undefined }] } as never], [{ pipeline: 'invoices', role: 'derived', table: 'daily_totals', kind: 'missing-table' }], DateTime.fromISO('2026-12-07T14:00:00Z'));
+    expect(dated).toContain('createDerivedTable');
+    expect(dated).not.toContain('ScopeIndex');
+  });
 });
