@@ -92,6 +92,18 @@ export async function stageRecords(
   records: AsyncIterable<PipelineRecord>,
   options: StageOptions,
 ): Promise<number> {
+  const iterator = records[Symbol.asyncIterator]();
+  try {
+    return await stageFrom(db, pipeline, iterator, options);
+  } finally {
+    // A load that stops before the records end (a mistake, a failed load, a stop) ends their
+    // read too: the source's file is closed, and a reading thread (IDEM_READ_THREADS=2) ends.
+    // What ending it throws would hide why the load stopped.
+    await iterator.return?.().catch(() => undefined);
+  }
+}
+
+async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: AsyncIterator<PipelineRecord>, options: StageOptions): Promise<number> {
   const { adapter, knex } = db;
   const columns = Object.entries(pipeline.columns);
   const batchRows = options.batchRows ?? 2000;
@@ -100,7 +112,6 @@ export async function stageRecords(
   const declared = new Set(columns.map(([name]) => name));
   // The first record is read and checked before staging is emptied: a pipeline whose code is
   // wrong fails before any write.
-  const iterator = records[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (!first.done) {
     const mistake = pipelineMistake(pipeline, declared, first.value);
