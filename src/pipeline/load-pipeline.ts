@@ -3,6 +3,7 @@ import path from 'node:path';
 import { UsageError } from '../errors/usage-error.ts';
 import { importProjectModule } from '../project/import-project-module.ts';
 import { isPipelineDefinition } from './define-pipeline.ts';
+import { recordPipelineOrigin } from './pipeline-origin.ts';
 import type { PipelineDefinition } from './pipeline-definition.ts';
 
 /** The pipeline names found in `<projectDir>/pipelines/*.ts` (one module per pipeline, named after it). */
@@ -26,7 +27,8 @@ export function assertPipelineExists(projectDir: string, name: string): void {
 }
 
 /**
- * Loads `pipelines/<name>.ts` and returns its `pipeline` export.
+ * Loads `pipelines/<name>.ts` and returns its `pipeline` export, its origin recorded (see
+ * `pipelineOrigin`: a reading thread loads the same module).
  * @throws UsageError for an unknown name (listing the known ones), a module that throws while
  *   loading (its error as the `cause`: a `PipelineDefinitionError` for a definition
  *   `definePipeline` rejected), a module without a `pipeline` export, one whose `pipeline` was not
@@ -58,5 +60,6 @@ export async function loadPipeline(projectDir: string, name: string): Promise<Pi
   if (pipeline.name !== name) {
     throw new UsageError(`pipelines/${name}.ts defines the pipeline "${pipeline.name}": a module is named after its pipeline, so name it '${name}' or rename the file to ${pipeline.name}.ts`);
   }
+  recordPipelineOrigin(pipeline, { projectDir, name });
   return pipeline;
 }
