@@ -10,6 +10,12 @@ import { commandIo } from '../command-io/command-io.ts';
 
 const positiveMs = z.coerce.number().int().min(100);
 
+/**
+ * `IDEM_READ_THREADS` when unset: 1, the run's own thread reads. One place to change it once the
+ * year import's figures with 1 and 2 threads (bench/README.md) decide.
+ */
+export const DEFAULT_READ_THREADS = 1;
+
 /** A setting holding a JSON object, validated by `schema`; unset or blank is `{}`. */
 function jsonSetting<T extends z.ZodType<Record<string, unknown>>>(schema: T) {
   return z
@@ -45,6 +51,15 @@ const EnvSchema = z.object({
   IDEM_MIGRATE_LOCK_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
   IDEM_MSSQL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   IDEM_STOP_GRACE_MS: positiveMs.default(10_000),
+  IDEM_READ_THREADS: z
+    .string()
+    .optional()
+    .transform((text, ctx): 1 | 2 => {
+      if (text === undefined || text.trim() === '') return DEFAULT_READ_THREADS as 1 | 2;
+      if (text.trim() === '1' || text.trim() === '2') return Number(text.trim()) as 1 | 2;
+      ctx.addIssue({ code: 'custom', message: "must be 1 (the run's own thread reads its source) or 2 (a thread of its own reads and validates a CSV file)" });
+      return z.NEVER;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IDEM_SOURCE_DIR: z.string().min(1).optional(),
   IDEM_FAILPOINTS: z.string().optional(),
@@ -84,6 +99,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = c
     migrateLockWaitMs: e.IDEM_MIGRATE_LOCK_WAIT_MS,
     mssqlRequestTimeoutMs: e.IDEM_MSSQL_REQUEST_TIMEOUT_MS,
     stopGraceMs: e.IDEM_STOP_GRACE_MS,
+    readThreads: e.IDEM_READ_THREADS,
     logLevel: e.LOG_LEVEL,
     telemetry: telemetrySettings(env),
     sourceDir: e.IDEM_SOURCE_DIR,

@@ -52,6 +52,14 @@ export interface ResolvedConfig {
    * default). @defaultValue 10000
    */
   readonly stopGraceMs: number;
+  /**
+   * `IDEM_READ_THREADS`: the threads that read a run's source. 1: the run's own thread reads,
+   * parses and validates it between its database and HTTP work. 2: a thread of its own does that
+   * for a source kind that `readsInWorker` (a CSV file) of a pipeline loaded from its module, and
+   * hands the validated rows over in batches while the run's thread stages them (docs/scaling.md,
+   * "Reading on another core"). @defaultValue 1 (`DEFAULT_READ_THREADS`)
+   */
+  readonly readThreads: 1 | 2;
   /** `LOG_LEVEL`: pino level. @defaultValue 'info' */
   readonly logLevel: string;
   /**

@@ -8,7 +8,7 @@ import type { NumberFormat } from './number-format.ts';
 import type { QuarantinedRow } from './quarantined-row.ts';
 import type { SourceRow } from './source-row.ts';
 import type { SourceKindScaffold } from './source-sample.ts';
-import type { UnchangedFileCheck } from './unchanged-file-check.ts';
+import type { UnchangedFileCalls } from './unchanged-file-check.ts';
 
 /**
  * What every source declaration holds, whatever its kind: the kind, the row schema and what a
@@ -82,7 +82,7 @@ export interface ReadSourceOptions {
    * What the run expects of a file across its reads (a kind that `readsFiles`): each read tells
    * it the version it opened and the SHA-256 of the bytes it read to the end. @defaultValue none
    */
-  readonly unchanged?: UnchangedFileCheck;
+  readonly unchanged?: UnchangedFileCalls;
   /**
    * The run key being read, and where the source is looked for (as `locate` saw them): a kind
    * whose read depends on the run key (a SQL source's query takes the business date's range in
@@ -195,6 +195,18 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    * `read` calls `options.onRow` itself (saving the runner a promise per row). @defaultValue false
    */
   readonly observesRows?: boolean;
+  /**
+   * `read` may run on a thread of its own (`IDEM_READ_THREADS=2`, see `readRowsInWorker`): the
+   * thread loads the pipeline's module again to get the same declaration (a row schema is code,
+   * which cannot be sent to a thread), calls `read` with the location and the plain-data
+   * options (`settings`, `since`, `runKey`, `context`; no `onRetry`), and sends the rows,
+   * quarantined rows and `unchanged` calls back in source order. A kind declares it when its
+   * reading is CPU work (parsing, validation) and `read` needs nothing of the calling thread: no
+   * connection, no callback but `quarantine` and `unchanged`. Its rows' values must survive
+   * structured cloning (a class instance the row schema makes, a `Big`, sends the read back to
+   * the calling thread). @defaultValue false: the run's own thread reads
+   */
+  readonly readsInWorker?: boolean;
   /**
    * The declaration's options, checked by `definePipeline` when the module is imported (a zod
    * schema; `kind` is checked by the registry). Built-in kinds check every option and refuse

@@ -1,6 +1,9 @@
 import { SourceChangedError } from '../errors/source-changed-error.ts';
 import { fileVersionChange, type FileVersion } from './file-version.ts';
 
+/** What a read calls on the run's {@link UnchangedFileCheck} (a reading thread's stand-in forwards the calls to it). */
+export type UnchangedFileCalls = Pick<UnchangedFileCheck, 'opened' | 'readToEnd'>;
+
 /**
  * What one run expects of a file source across its reads (a run may read its file twice: see
  * `RereadableRows`): every read opens the version of the file its first read opened, and, for a

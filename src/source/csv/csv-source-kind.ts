@@ -77,6 +77,8 @@ export const CSV_SOURCE_KIND: SourceKind<CsvSource<unknown>> = {
   rereadable: true,
   readsFiles: true,
   observesRows: true,
+  // Parsing, the byte checks and the row schema are CPU work; reading needs nothing but the file.
+  readsInWorker: true,
   options: CsvSourceOptions,
   problems(source) {
     if (source.groupSeparator !== undefined && source.groupSeparator === source.decimalSeparator) {

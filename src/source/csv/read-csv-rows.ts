@@ -5,7 +5,7 @@ import { SourceChangedError } from '../../errors/source-changed-error.ts';
 import { SourceError } from '../../errors/source-error.ts';
 import { UnreadableFileError } from '../../errors/unreadable-file-error.ts';
 import { fileVersionChange, fileVersionOf, type FileVersion } from '../file-version.ts';
-import type { UnchangedFileCheck } from '../unchanged-file-check.ts';
+import type { UnchangedFileCalls } from '../unchanged-file-check.ts';
 import type { QuarantinedRow } from '../quarantined-row.ts';
 import { csvLine } from '../../dialect/csv-line.ts';
 import { CsvByteCheck, type CsvByteFault } from './csv-byte-check.ts';
@@ -137,7 +137,7 @@ export async function* readCsvRows<Row>(
   spec: CsvReadSpec<Row>,
   quarantine: (row: QuarantinedRow) => Promise<void>,
   onRow?: (row: SourceRow<unknown>) => void,
-  unchanged?: UnchangedFileCheck,
+  unchanged?: UnchangedFileCalls,
 ): AsyncGenerator<SourceRow<Row>> {
   const options: CsvReadOptions = {
     encoding: spec.encoding ?? CSV_SOURCE_DEFAULTS.encoding,
