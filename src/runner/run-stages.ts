@@ -7,6 +7,7 @@ import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queri
 import { HighWaterMark } from '../source/high-water-mark.ts';
 import { cursorOfRow } from '../source/cursor-of-row.ts';
 import { readSourceRows } from '../source/read-source-rows.ts';
+import { pipelineOrigin } from '../pipeline/pipeline-origin.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 import { RereadableRows } from '../source/rereadable-rows.ts';
 import { UnchangedFileCheck } from '../source/unchanged-file-check.ts';
@@ -91,6 +92,10 @@ export async function runStages(
       ...(since === undefined ? {} : { since }),
       runKey,
       context: { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config: ctx.config },
+    }, {
+      threads: ctx.config.readThreads,
+      origin: pipelineOrigin(pipeline),
+      onThisThread: (reason) => log.info({ stage: 'extract', source: sourceLocation }, `IDEM_READ_THREADS=2: the rest of the source is read on the run's own thread, as its rows cannot be sent from another (the row schema makes ${reason})`),
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;
     const changes = detectChanges ? new ChangeDetection(db, pipeline) : undefined;

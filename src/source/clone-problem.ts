@@ -1,0 +1,47 @@
+/** Nesting followed into a row's value; deeper is taken to be plain data. */
+const MAX_DEPTH = 32;
+
+/**
+ * Why `value` would not arrive as itself through `postMessage` (a structured clone), or
+ * undefined when it would: strings, numbers, booleans, bigints, null, undefined, `Date`s, and
+ * arrays and plain objects of them. A class instance (a `Big`, a luxon `DateTime`, a `Map`'s
+ * subclass) arrives as a plain object without its prototype, and a function or a symbol not at all.
+ * @returns what the value holds, for a message: `a Big at "UnitPrice"`.
+ */
+export function cloneProblem(value: unknown, at = '', depth = 0): string | undefined {
+  if (value === null || depth > MAX_DEPTH) return undefined;
+  switch (typeof value) {
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+    case 'undefined':
+      return undefined;
+    case 'function':
+    case 'symbol':
+      return `a ${typeof value}${where(at)}`;
+  }
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return `an array of its own class${where(at)}`;
+    for (let i = 0; i < value.length; i++) {
+      const problem = cloneProblem(value[i], `${at}[${i}]`, depth + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  if (prototype === Date.prototype) return undefined;
+  if (prototype !== Object.prototype && prototype !== null) {
+    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name;
+    return `${typeof name === 'string' && name !== '' ? `a ${name}` : 'an object of a class'}${where(at)}`;
+  }
+  for (const [key, field] of Object.entries(value as object)) {
+    const problem = cloneProblem(field, at === '' ? key : `${at}.${key}`, depth + 1);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function where(at: string): string {
+  return at === '' ? '' : ` at ${JSON.stringify(at)}`;
+}
