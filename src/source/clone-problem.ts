@@ -1,3 +1,5 @@
+import { isBig } from '../column/is-big.ts';
+
 /** Nesting followed into a row's value; deeper is taken to be plain data. */
 const MAX_DEPTH = 32;
 
@@ -32,8 +34,9 @@ export function cloneProblem(value: unknown, at = '', depth = 0): string | undef
   const prototype = Object.getPrototypeOf(value) as object | null;
   if (prototype === Date.prototype) return undefined;
   if (prototype !== Object.prototype && prototype !== null) {
-    const name = (prototype as { constructor?: { name?: unknown } }).constructor?.name;
-    return `${typeof name === 'string' && name !== '' ? `a ${name}` : 'an object of a class'}${where(at)}`;
+    // big.js's prototype is a plain object of its own (its `constructor` is Object's).
+    const name = isBig(value) ? 'Big' : (prototype as { constructor?: { name?: unknown } }).constructor?.name;
+    return `${typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an instance of a class'}${where(at)}`;
   }
   for (const [key, field] of Object.entries(value as object)) {
     const problem = cloneProblem(field, at === '' ? key : `${at}.${key}`, depth + 1);
