@@ -95,6 +95,7 @@ export async function runStages(
     }, {
       threads: ctx.config.readThreads,
       origin: pipelineOrigin(pipeline),
+      onThread: (threadId) => log.info({ stage: 'extract', source: sourceLocation, readThread: threadId }, `reading the source on thread ${threadId} (IDEM_READ_THREADS=2)`),
       onThisThread: (reason) => log.info({ stage: 'extract', source: sourceLocation }, `IDEM_READ_THREADS=2: the rest of the source is read on the run's own thread, as its rows cannot be sent from another (the row schema makes ${reason})`),
     });
     const marked = rereadable ? new RereadableRows(sourceRows) : undefined;

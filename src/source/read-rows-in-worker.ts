@@ -105,7 +105,7 @@ export async function* readRowsInWorker(
   location: string,
   quarantine: (row: QuarantinedRow) => Promise<void>,
   options: ReadSourceOptions,
-  fallback: { readonly onThisThread: ReadOnThisThread; readonly onMainThread?: (reason: string) => void },
+  fallback: { readonly onThisThread: ReadOnThisThread; readonly onMainThread?: (reason: string) => void; readonly onThread?: (threadId: number) => void },
 ): AsyncGenerator<SourceRow<unknown>> {
   const entry = workerEntry();
   if (!existsSync(fileURLToPath(entry))) throw new UsageError(`IDEM_READ_THREADS=2: the reading thread's module ${fileURLToPath(entry)} is missing; run npm run build`);
@@ -122,6 +122,7 @@ export async function* readRowsInWorker(
   };
   const worker = new Worker(entry, { workerData: data, name: `idem read ${origin.name}` });
   const inbox = new Inbox(worker);
+  fallback.onThread?.(worker.threadId);
   const send = (message: ToReader): void => worker.postMessage(message);
   let rows = 0;
   let quarantined = 0;

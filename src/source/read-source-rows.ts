@@ -21,6 +21,8 @@ export interface ReadThreads {
   readonly threads: 1 | 2;
   /** Where the pipeline was loaded from (`pipelineOrigin`): undefined for one made in memory, which this thread reads. */
   readonly origin: PipelineOrigin | undefined;
+  /** Told the thread's id when a read starts on a thread of its own. */
+  readonly onThread?: (threadId: number) => void;
   /** Told when a read that began on a thread of its own goes on on this one, and why (rows its thread cannot send). */
   readonly onThisThread?: (reason: string) => void;
 }
@@ -49,6 +51,7 @@ export async function readSourceRows<Row>(
   if (threads?.threads !== 2 || origin === undefined || !kind.readsInWorker || ROWS_STAY_ON_THIS_THREAD.has(source)) return onThisThread(quarantine, options);
   return readRowsInWorker(origin, location, quarantine, options, {
     onThisThread,
+    ...(threads.onThread ? { onThread: threads.onThread } : {}),
     onMainThread: (reason) => {
       ROWS_STAY_ON_THIS_THREAD.add(source);
       threads.onThisThread?.(reason);

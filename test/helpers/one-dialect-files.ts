@@ -25,5 +25,6 @@ export const ONE_DIALECT_FILES: Readonly<Record<string, string>> = {
   'test/integration/post-stage.test.ts': 'retries, Retry-After, a 400, a hang after commit and kills while posting: HTTP handling in src/post/; kills mid-post are proven per dialect by kill-matrix, worker-kill and update-kill',
   'test/integration/reconcile-lookup.test.ts': 'which look-up --force-reconcile asks is read from the destination definition in src/post/; the ledger rows it reads come through knex',
   'test/integration/source-file-changed.test.ts': 'a source file that changes while it is read is found by the CSV reader (fstat, stat, its hash), before anything is upserted',
+  'test/integration/read-threads-cli.test.ts': 'which thread reads a CSV file is decided in src/source/, before staging; the staging, upsert and job_runs writes it compares are the same SQL on either',
   'test/integration/unsorted-source.test.ts': 'grouping and external sorting of an unsorted CSV export happen in the source, before staging',
 };
