@@ -6,8 +6,7 @@ import { QuarantineWriter } from '../quarantine/quarantine-writer.ts';
 import { findSourceMark, setPendingSourceMark } from '../runs/source-marks-queries.ts';
 import { HighWaterMark } from '../source/high-water-mark.ts';
 import { cursorOfRow } from '../source/cursor-of-row.ts';
-import { readSourceRows } from '../source/read-source-rows.ts';
-import { pipelineOrigin } from '../pipeline/pipeline-origin.ts';
+import { readSourceOnThreads } from './read-source-on-threads.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 import { RereadableRows } from '../source/rereadable-rows.ts';
 import { UnchangedFileCheck } from '../source/unchanged-file-check.ts';
@@ -84,7 +83,7 @@ export async function runStages(
         mark!.see(cursorOfRow(incremental, row.value, what), what);
       }
     };
-    const sourceRows = await readSourceRows(pipeline.source, sourceLocation, quarantineRow, {
+    const sourceRows = await readSourceOnThreads(pipeline, sourceLocation, quarantineRow, {
       settings: ctx.config.sources[pipeline.name],
       onRetry: (url, { attempt, failure, delayMs }) => log.warn({ stage: 'extract', url, requestAttempt: attempt, reason: failure.reason, delayMs }, `retrying a source page: ${failure.reason}`),
       onRow: countRow,
@@ -94,7 +93,6 @@ export async function runStages(
       context: { pipelineName: pipeline.name, timeZone: pipeline.timeZone, config: ctx.config },
     }, {
       threads: ctx.config.readThreads,
-      origin: pipelineOrigin(pipeline),
       onThread: (threadId) => log.info({ stage: 'extract', source: sourceLocation, readThread: threadId }, `reading the source on thread ${threadId} (IDEM_READ_THREADS=2)`),
       onThisThread: (reason) => log.info({ stage: 'extract', source: sourceLocation }, `IDEM_READ_THREADS=2: the rest of the source is read on the run's own thread, as its rows cannot be sent from another (the row schema makes ${reason})`),
     });

@@ -196,7 +196,7 @@ export interface SourceKind<Source extends SourceDeclaration = SourceDeclaration
    */
   readonly observesRows?: boolean;
   /**
-   * `read` may run on a thread of its own (`IDEM_READ_THREADS=2`, see `readRowsInWorker`): the
+   * `read` may run on a thread of its own (`IDEM_READ_THREADS=2`, see `readSourceOnThreads` in runner/): the
    * thread loads the pipeline's module again to get the same declaration (a row schema is code,
    * which cannot be sent to a thread), calls `read` with the location and the plain-data
    * options (`settings`, `since`, `runKey`, `context`; no `onRetry`), and sends the rows,

@@ -125,7 +125,7 @@ describe('the packed package, installed into a project of its own', () => {
   });
 
   it('ships what a user runs: the built code, its command, idem’s migrations and the sandbox catalogue, no tests or sources', () => {
-    for (const file of ['bin/idem.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'fixtures/online-retail/products.json', 'README.md', 'package.json']) {
+    for (const file of ['bin/idem.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/testing/index.js', 'dist/src/runner/read-rows-worker.js', 'fixtures/online-retail/products.json', 'README.md', 'package.json']) {
       expect(tarballFiles).toContain(file);
     }
     const frameworkMigrations = tarballFiles.filter((file) => file.startsWith('migrations/framework/'));
@@ -152,6 +152,10 @@ describe('the packed package, installed into a project of its own', () => {
     expect(summaryOf(first)).toMatchObject({ outcome: 'completed', counts: { upsert: { inserted: 20, updated: 0, unchanged: 0 } } });
     const again = ok('idem run again', await idem(['run', 'airports', '--file', 'airports.csv'], { LOG_LEVEL: 'info' }));
     expect(summaryOf(again).outcome).toBe('noop');
+    // Read on a thread of its own, started from the installed package, loading the project's module.
+    const threaded = ok('idem run --force, 2 reading threads', await idem(['run', 'airports', '--file', 'airports.csv', '--force'], { LOG_LEVEL: 'info', IDEM_READ_THREADS: '2' }));
+    expect(summaryOf(threaded)).toMatchObject({ outcome: 'completed', counts: { extract: { rows: 20, quarantined: 0 }, upsert: { inserted: 0, updated: 0, unchanged: 20 } } });
+    expect(threaded.stderr).toMatch(/"readThread":[1-9]\d*,"msg":"reading the source on thread/);
 
     expect(ok('idem check', await idem(['check', 'airports'])).stdout).toContain('1 pipeline checked: no problems');
 

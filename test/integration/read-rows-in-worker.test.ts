@@ -7,9 +7,8 @@ import { IdemError } from '../../src/errors/idem-error.ts';
 import { SourceChangedError } from '../../src/errors/source-changed-error.ts';
 import { SourceError } from '../../src/errors/source-error.ts';
 import { loadPipeline } from '../../src/pipeline/load-pipeline.ts';
-import { pipelineOrigin } from '../../src/pipeline/pipeline-origin.ts';
-import { readSourceRows } from '../../src/source/read-source-rows.ts';
-import { BATCH_ITEMS, BATCHES_IN_FLIGHT } from '../../src/source/read-rows-messages.ts';
+import { BATCH_ITEMS, BATCHES_IN_FLIGHT } from '../../src/runner/read-rows-messages.ts';
+import { readSourceOnThreads } from '../../src/runner/read-source-on-threads.ts';
 import type { SourceRow } from '../../src/source/source-row.ts';
 import { UnchangedFileCheck } from '../../src/source/unchanged-file-check.ts';
 import { createScratchProject, type ScratchProject } from '../helpers/scratch-project.ts';
@@ -125,12 +124,12 @@ describe('a CSV source read on a thread of its own (IDEM_READ_THREADS=2)', () =>
     const onThisThread: string[] = [];
     let error: unknown;
     try {
-      const rows = await readSourceRows(
-        pipeline.source,
+      const rows = await readSourceOnThreads(
+        pipeline,
         source,
         async (row) => void events.push({ quarantined: row }),
         { onRow: (row) => events.push({ onRow: row.line }), unchanged },
-        { threads, origin: pipelineOrigin(pipeline), onThisThread: (reason) => onThisThread.push(reason) },
+        { threads, onThisThread: (reason) => onThisThread.push(reason) },
       );
       for await (const row of rows) events.push({ row });
     } catch (caught) {
@@ -255,7 +254,7 @@ describe('a CSV source read on a thread of its own (IDEM_READ_THREADS=2)', () =>
     // About 8 MB: read unchecked, the thread would be through most of it in the pause below.
     writeFileSync(file('big-lines.csv'), linesCsv(150_000));
     const pipeline = await loadPipeline(project.dir, 'lines');
-    const rows = await readSourceRows(pipeline.source, file('big-lines.csv'), async () => undefined, {}, { threads: 2, origin: pipelineOrigin(pipeline) });
+    const rows = await readSourceOnThreads(pipeline, file('big-lines.csv'), async () => undefined, {}, { threads: 2 });
     let taken = 0;
     for await (const row of rows) {
       taken += 1;

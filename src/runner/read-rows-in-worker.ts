@@ -5,10 +5,10 @@ import { Worker } from 'node:worker_threads';
 import { SourceError } from '../errors/source-error.ts';
 import { UsageError } from '../errors/usage-error.ts';
 import type { PipelineOrigin } from '../pipeline/pipeline-origin.ts';
-import type { QuarantinedRow } from './quarantined-row.ts';
+import type { QuarantinedRow } from '../source/quarantined-row.ts';
 import type { FromReader, ReadRowsWorkerData, ToReader } from './read-rows-messages.ts';
-import type { ReadSourceOptions } from './source-kind.ts';
-import type { SourceRow } from './source-row.ts';
+import type { ReadSourceOptions } from '../source/source-kind.ts';
+import type { SourceRow } from '../source/source-row.ts';
 import { rebuildThreadError } from './thread-error.ts';
 
 /** How long a read asked to stop may take to release its file before its thread is ended at once, in ms. */
@@ -27,7 +27,7 @@ type Received = FromReader | { readonly type: 'died'; readonly reason: string };
  * would hold a second idem whose declarations the first does not know.
  */
 function workerEntry(): URL {
-  return import.meta.url.endsWith('.ts') ? new URL('../../dist/src/source/read-rows-worker.js', import.meta.url) : new URL('./read-rows-worker.js', import.meta.url);
+  return import.meta.url.endsWith('.ts') ? new URL('../../dist/src/runner/read-rows-worker.js', import.meta.url) : new URL('./read-rows-worker.js', import.meta.url);
 }
 
 /** The messages of a reading thread, in the order they came, and the thread's end. */

@@ -1,8 +1,8 @@
-import type { ReadSourceOptions } from './source-kind.ts';
-import type { FileVersion } from './file-version.ts';
+import type { ReadSourceOptions } from '../source/source-kind.ts';
+import type { FileVersion } from '../source/file-version.ts';
 import type { PipelineOrigin } from '../pipeline/pipeline-origin.ts';
-import type { QuarantinedRow } from './quarantined-row.ts';
-import type { SourceRow } from './source-row.ts';
+import type { QuarantinedRow } from '../source/quarantined-row.ts';
+import type { SourceRow } from '../source/source-row.ts';
 import type { ThreadError } from './thread-error.ts';
 
 /**

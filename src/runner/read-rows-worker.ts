@@ -9,9 +9,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadPipeline } from '../pipeline/load-pipeline.ts';
 import { cloneProblem } from './clone-problem.ts';
 import { BATCH_ITEMS, BATCHES_IN_FLIGHT, type FromReader, type ReadItem, type ReadRowsWorkerData, type ToReader } from './read-rows-messages.ts';
-import { sourceKindOf } from './source-kinds.ts';
+import { sourceKindOf } from '../source/source-kinds.ts';
 import { serializeThreadError } from './thread-error.ts';
-import type { UnchangedFileCalls } from './unchanged-file-check.ts';
+import type { UnchangedFileCalls } from '../source/unchanged-file-check.ts';
 
 /** Thrown out of the read when the run's thread asked it to stop: the read's own `finally` closes the file. */
 class StopRequested extends Error {}
