@@ -8,7 +8,8 @@
 // Figures (one module each, in this order): year (year-import.js), post (post-throughput.js),
 // rss (peak-rss.js), noop (noop.js), rerun (rerun-changed.js), knex (knex-baseline.js: the
 // hand-written knex script, repeated import rounds), backfill (backfill.js), unsorted
-// (unsorted-import.js), workers (bench-workers.js, another helper's, when present). Every ratio
+// (unsorted-import.js), year-threads (year-threads.js: the year import with 1 and 2 reading
+// threads, IDEM_READ_THREADS), workers (bench-workers.js, another helper's, when present). Every ratio
 // compares two figures measured in this same run. Prints ONE table (figure | idem | baseline |
 // ratio | target | verdict) and notes.
 //
@@ -16,7 +17,8 @@
 // (mysql://root@127.0.0.1:3306), BENCH_DATA_DIR (../shared/data/online-retail/by-day from the
 // repo), BENCH_LATENCY_MS (10), BENCH_CONCURRENCY (16), BENCH_NOOP_RUNS (11), BENCH_BACKFILL_TIMEOUT_S
 // (900: a backfill still running then is stopped and reported with how far it got),
-// BENCH_IMPORT_REPEATS (3: rounds of the PostgreSQL import, floor and knex script in `knex`).
+// BENCH_IMPORT_REPEATS (3: rounds of the PostgreSQL import, floor and knex script in `knex`),
+// BENCH_READ_THREAD_PAIRS (1: imports with 1 and 2 reading threads in `year-threads`).
 // Scratch databases idem_bench_<pid>_* are always dropped; temp files live under os.tmpdir().
 // Plain ESM JavaScript on purpose: it runs with `node` as is and never takes part in the tsc build
 // or in `npm test`.
@@ -32,6 +34,7 @@ import { benchPostThroughput } from './post-throughput.js';
 import { benchRerunChanged } from './rerun-changed.js';
 import { benchUnsortedImport } from './unsorted-import.js';
 import { benchYearImport } from './year-import.js';
+import { benchYearThreads } from './year-threads.js';
 import { killActiveChildren } from './lib/child-process.js';
 import { importWithIdem } from './lib/import-with-idem.js';
 import { describeMachine, loadAverage } from './lib/machine.js';
@@ -52,6 +55,7 @@ const FIGURES = {
   knex: benchKnexBaseline,
   backfill: benchBackfill,
   unsorted: benchUnsortedImport,
+  'year-threads': benchYearThreads,
   workers: benchWorkersHook,
 };
 

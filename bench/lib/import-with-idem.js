@@ -13,7 +13,7 @@ const PIPELINE = 'online-retail-invoices';
  * @param {{ file: string, lines: number, invoices: number }} input
  * @param {string} name database name suffix
  * @param {NodeJS.ProcessEnv} [extraEnv] more environment for the idem child (default none)
- * @returns {Promise<{ databaseUrl: string, env: object, seconds: number, rssKb: number, summary: object,
+ * @returns {Promise<{ databaseUrl: string, env: object, seconds: number, rssKb: number, summary: object, output: string,
  *   split: ReturnType<typeof stageSplit>, workSeconds: number, sandboxCpuSeconds?: number }>}
  *   `workSeconds`: the wall time minus the post stage's own ms (the floors do not post).
  * @throws Error when the run fails, extracts a different line count, or posts fewer than every invoice.
@@ -36,7 +36,7 @@ export async function importWithIdem(ctx, dialect, input, name, extraEnv = {}) {
   const workSeconds = result.seconds - split.postMs / 1000;
   ctx.log(`idem on ${dialect}: ${result.seconds.toFixed(2)} s wall, post stage ${(split.postMs / 1000).toFixed(2)} s, without post ${workSeconds.toFixed(2)} s, peak RSS ${(result.rssKb / 1024).toFixed(0)} MB`);
   return {
-    databaseUrl, env, seconds: result.seconds, rssKb: result.rssKb, summary, split, workSeconds,
+    databaseUrl, env, seconds: result.seconds, rssKb: result.rssKb, summary, split, workSeconds, output: result.output,
     sandboxCpuSeconds: cpuBefore !== undefined && cpuAfter !== undefined ? cpuAfter - cpuBefore : undefined,
   };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -80,7 +80,7 @@ describeOneDialect('IDEM_READ_THREADS: a CSV file read on a thread of its own, t
     expect(one!.readThreads).toEqual([]);
     expect(two!.readThreads.length).toBeGreaterThan(0);
     expect(two!.readThreads.every(Boolean)).toBe(true);
-    return [{ ...one!, readThreads: undefined }, { ...two!, readThreads: undefined }];
+    return [{ ...one!, readThreads: undefined }, { ...two!, readThreads: undefined }, { readsOnThreads: two!.readThreads.length }] as const;
   }
 
   it('a whole day: the same invoices, ledger, counts and job_runs, exit 0', async () => {
@@ -90,6 +90,19 @@ describeOneDialect('IDEM_READ_THREADS: a CSV file read on a thread of its own, t
     expect(two!.counts).toMatchObject({ extract: { rows: 3108, quarantined: 0 }, stage: { staged: 143 } });
     expect((two!.state.online_retail_invoices as unknown[]).length).toBe(143);
     expect(two!.state.job_runs).toEqual([expect.objectContaining({ status: 'completed', attempts: 1 })]);
+  });
+
+  it('a day whose first invoice comes back mid-file: the first pass stops mid-read, the sorted re-read gives the same invoices', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'idem-read-threads-'));
+    const [header, first, ...rest] = readFileSync(path.join(PROJECT_DIR, 'fixtures/online-retail/2010-12-01.csv'), 'utf8').split('\n');
+    rest.splice(1000, 0, first!);
+    writeFileSync(path.join(dir, '2010-12-01.csv'), [header, ...rest].join('\n'));
+    const [one, two, { readsOnThreads }] = await bothWays(dir);
+    expect(two).toEqual(one);
+    expect(two.code).toBe(0);
+    expect(two.counts).toMatchObject({ extract: { rows: 3108, quarantined: 0 }, stage: { staged: 143 } });
+    // Both passes were read on a thread of their own.
+    expect(readsOnThreads).toBe(2);
   });
 
   it('impossible dates: the same three quarantined lines, then the same failure, exit 1', async () => {
