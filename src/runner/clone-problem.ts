@@ -5,9 +5,10 @@ const MAX_DEPTH = 32;
 
 /**
  * Why `value` would not arrive as itself through `postMessage` (a structured clone), or
- * undefined when it would: strings, numbers, booleans, bigints, null, undefined, `Date`s, and
- * arrays and plain objects of them. A class instance (a `Big`, a luxon `DateTime`, a `Map`'s
- * subclass) arrives as a plain object without its prototype, and a function or a symbol not at all.
+ * undefined when it would: strings, numbers, booleans, bigints, null, undefined, `Date`s,
+ * `RegExp`s, binary data, and arrays, plain objects, `Map`s and `Set`s of them. A class instance
+ * (a `Big`, a luxon `DateTime`, a `Map`'s subclass) arrives as a plain object without its
+ * prototype, and a function or a symbol not at all.
  * @returns what the value holds, for a message: `a Big at "UnitPrice"`.
  */
 export function cloneProblem(value: unknown, at = '', depth = 0): string | undefined {
@@ -32,7 +33,15 @@ export function cloneProblem(value: unknown, at = '', depth = 0): string | undef
     return undefined;
   }
   const prototype = Object.getPrototypeOf(value) as object | null;
-  if (prototype === Date.prototype) return undefined;
+  if (prototype === Date.prototype || prototype === RegExp.prototype || value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return undefined;
+  if (prototype === Map.prototype || prototype === Set.prototype) {
+    let i = 0;
+    for (const entry of value as Iterable<unknown>) {
+      const problem = cloneProblem(entry, `${at}<${i++}>`, depth + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
   if (prototype !== Object.prototype && prototype !== null) {
     // big.js's prototype is a plain object of its own (its `constructor` is Object's).
     const name = isBig(value) ? 'Big' : (prototype as { constructor?: { name?: unknown } }).constructor?.name;
