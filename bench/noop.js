@@ -9,7 +9,7 @@ import { singleSummary } from './lib/run-summaries.js';
 import { fmtS, tableRow } from './lib/results-table.js';
 import { median } from './lib/stats.js';
 
-const TARGET_S = 0.3;
+const TARGET_S = 0.25;
 
 /**
  * What a no-op cannot do without: knex and pg to read `job_runs`, zod and luxon (the pipeline
