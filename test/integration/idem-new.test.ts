@@ -61,6 +61,8 @@ describeEachDialect('idem new: a pipeline from a sample, loaded, rerun as a no-o
   it('CSV: infers the airports sample, loads it with --file, and a changed elevation updates one row', async () => {
     const created = await idem(['new', 'airports', '--csv', AIRPORTS]);
     expect(created.stdout).toContain('key: iata (proposed');
+    // The test it wrote imports vitest, which this project has not installed: the next steps say to.
+    expect(created.stdout).toContain(`  idem check airports\n  npm i -D vitest   # the test idem new wrote runs under vitest, which this project lacks\n  npx vitest run test/pipelines/airports.test.ts\n`);
     const module = readFileSync(path.join(project, 'pipelines/airports.ts'), 'utf8');
     for (const line of [
       "key: 'iata',",

@@ -1,6 +1,7 @@
 import { loadConfig } from '../../config/load-config.ts';
 import type { Outcome } from '../../outcome/outcome.ts';
 import { columnSource } from '../../scaffold/column-source.ts';
+import { projectHasPackage } from '../../scaffold/project-has-package.ts';
 import { scaffoldPipeline } from '../../scaffold/scaffold-pipeline.ts';
 import { newPipelineKinds } from '../../source/source-kinds.ts';
 import { commandIo } from '../../command-io/command-io.ts';
@@ -43,6 +44,8 @@ export async function newCommand(name: string, options: NewCommandOptions): Prom
     '  idem migrate',
     `  ${source}idem run ${name} ${input}`,
     `  idem check ${name}`,
+    // The test idem new wrote imports vitest, which is the project's to install, not idem's.
+    ...(instead === undefined && !projectHasPackage(projectDir, 'vitest') ? ['  npm i -D vitest   # the test idem new wrote runs under vitest, which this project lacks'] : []),
     `  ${instead ?? `npx vitest run test/pipelines/${name}.test.ts`}`,
     `  ${source}idem prove ${name} ${input}`,
   ];
