@@ -7,13 +7,7 @@
 // drifts during the run does not favour one side; BENCH_READ_THREAD_PAIRS sets how many (1).
 import { contentFingerprint } from './lib/content-fingerprint.js';
 import { fmtMb, fmtS, fmtX, tableRow } from './lib/results-table.js';
-
-/** @param {number[]} values @returns {number} the median */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
+import { median } from './lib/stats.js';
 
 /**
  * @param {object} ctx the runner's context; `ctx.dialects[0]` is the dialect measured

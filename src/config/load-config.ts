@@ -51,15 +51,11 @@ const EnvSchema = z.object({
   IDEM_MIGRATE_LOCK_WAIT_MS: z.coerce.number().int().min(0).default(60_000),
   IDEM_MSSQL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   IDEM_STOP_GRACE_MS: positiveMs.default(10_000),
+  // Blank is unset (a container's `ENV IDEM_READ_THREADS=`).
   IDEM_READ_THREADS: z
-    .string()
+    .enum(['', '1', '2'], { message: "must be 1 (the run's own thread reads its source) or 2 (a thread of its own reads and validates a CSV file)" })
     .optional()
-    .transform((text, ctx): 1 | 2 => {
-      if (text === undefined || text.trim() === '') return DEFAULT_READ_THREADS as 1 | 2;
-      if (text.trim() === '1' || text.trim() === '2') return Number(text.trim()) as 1 | 2;
-      ctx.addIssue({ code: 'custom', message: "must be 1 (the run's own thread reads its source) or 2 (a thread of its own reads and validates a CSV file)" });
-      return z.NEVER;
-    }),
+    .transform((text) => (text ? Number(text) : DEFAULT_READ_THREADS) as 1 | 2),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   IDEM_SOURCE_DIR: z.string().min(1).optional(),
   IDEM_FAILPOINTS: z.string().optional(),

@@ -28,6 +28,9 @@ const ADOPTED_RUN_KEY = 'adopted';
 const ADOPT_PAGE_ROWS = 1_000;
 
 /** Builds the {@link MigrationContext} for one database. */
+/** The index {@link MigrationContext.createScopeIndex} makes on a target's `scopeFrom` column. */
+const scopeIndexName = (table: string, column: string): string => `${table}_${column}_idx`;
+
 export function createMigrationContext(knex: Knex, adapter: DialectAdapter): MigrationContext {
   const addColumn = adapter.addColumn.bind(adapter);
   const createStagingTable = (staging: string, columns: ColumnSpecs): Promise<void> =>
@@ -143,11 +146,11 @@ export function createMigrationContext(knex: Knex, adapter: DialectAdapter): Mig
       });
     },
     async createScopeIndex({ table, column: name }) {
-      const index = `${table}_${name}_idx`;
+      const index = scopeIndexName(table, name);
       if (!(await adapter.readIndexNames(knex, table)).includes(index)) await knex.schema.alterTable(table, (t) => t.index([name], index));
     },
     async dropScopeIndex({ table, column: name }) {
-      const index = `${table}_${name}_idx`;
+      const index = scopeIndexName(table, name);
       if ((await adapter.readIndexNames(knex, table)).includes(index)) await knex.schema.alterTable(table, (t) => t.dropIndex([name], index));
     },
     async createChildTable({ table, columns }) {
