@@ -2,10 +2,11 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof --cpu-prof-dir=DIR …`): top functions by
 // self time, self time per file/package, and inclusive time of the functions that match a filter.
 //
-//   node bench/cpuprofile-top.js PROFILE.cpuprofile [--top 25] [--inclusive REGEX] [--last-ms MS]
+//   node bench/cpuprofile-top.js PROFILE.cpuprofile [--top 25] [--inclusive REGEX] [--last-ms MS] [--first-ms MS]
 //
 // --last-ms keeps only the samples of the profile's last MS ms: a run's post stage is its end, so
-// `--last-ms` with the summary's post `ms` reads the post stage alone.
+// `--last-ms` with the summary's post `ms` reads the post stage alone. --first-ms keeps only its
+// first MS ms (start-up, extract, stage and upsert, before the post stage).
 // Paths are shortened: node_modules/<pkg>/… → <pkg>:…, the repo's dist/ → dist/….
 
 import { readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { readFileSync } from 'node:fs';
 const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a) && args[args.indexOf(a) - 1] !== '--inclusive');
 if (!file) {
-  process.stderr.write('usage: node bench/cpuprofile-top.js PROFILE.cpuprofile [--top N] [--inclusive REGEX] [--last-ms MS]\n');
+  process.stderr.write('usage: node bench/cpuprofile-top.js PROFILE.cpuprofile [--top N] [--inclusive REGEX] [--last-ms MS] [--first-ms MS]\n');
   process.exit(2);
 }
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -29,6 +30,16 @@ if (lastMs > 0) {
   const first = profile.timeDeltas.findIndex((dt) => (at += dt) >= cutoff);
   profile.samples = profile.samples.slice(Math.max(first, 0));
   profile.timeDeltas = profile.timeDeltas.slice(Math.max(first, 0));
+}
+const firstMs = Number(opt('--first-ms', 0));
+if (firstMs > 0) {
+  const cutoff = profile.startTime + firstMs * 1000;
+  let at = profile.startTime;
+  const end = profile.timeDeltas.findIndex((dt) => (at += dt) > cutoff);
+  if (end >= 0) {
+    profile.samples = profile.samples.slice(0, end);
+    profile.timeDeltas = profile.timeDeltas.slice(0, end);
+  }
 }
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
