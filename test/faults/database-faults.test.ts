@@ -95,7 +95,8 @@ describeEachDialect('the database connections are cut mid-upsert', (dialect) => 
     const env = world.env();
     // Held at the failpoint inside the upsert's transaction, after its writes and before its
     // commit, until the file exists: the failpoint logs that it waits. (A poll of the server's
-    // open transactions missed it: MariaDB's information_schema.innodb_trx listed none for 8 s.)
+    // open transactions missed it: InnoDB refreshes information_schema.innodb_trx only when it
+    // was not read for 0.1 s, and a poll every 50 ms saw an empty list for the whole 8 s.)
     const release = path.join(mkdtempSync(path.join(tmpdir(), 'idem-cut-')), 'release');
     const run = startCli(RUN, { ...env, IDEM_FAILPOINTS: `mid-upsert=wait:${release}` });
     await waitForLogLine(run, (line) => line.failpoint === 'mid-upsert');

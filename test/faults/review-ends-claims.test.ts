@@ -3,7 +3,8 @@ import { expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
-import { runCli, startCli, summaryOf, type CliProcess } from '../helpers/run-cli.ts';
+import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { stopWorkerOnItsCreate } from '../helpers/stop-worker-on-its-create.ts';
 
 const DAY = '2010-12-01';
 const RUN = ['run', pipeline.name, '--date', DAY];
@@ -15,33 +16,6 @@ async function waitUntil(what: string, check: () => Promise<boolean>, ms = 30_00
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await delay(20);
   }
-}
-
-/**
- * SIGSTOPs `worker` as the destination receives one of its creates, before the destination
- * answers it: on every create the worker is stopped at once, then the ledger tells whose create
- * it was (an item `sending` under the worker's claim); a create of the run's lets the worker go
- * on, until the next one. @returns the stopped create's reference.
- */
-function stopWorkerOnItsCreate(world: FaultWorld, worker: CliProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let deciding = false;
-    world.onRequest = (request) => {
-      if (request.method !== 'POST' || request.reference === null || deciding) return;
-      deciding = true;
-      worker.child.kill('SIGSTOP');
-      const reference = request.reference;
-      world.db.knex('post_ledger').where({ source_reference: reference, status: 'sending' }).where('claimed_by', 'like', 'worker %').first().then((item) => {
-        if (item) {
-          world.onRequest = undefined;
-          resolve(reference);
-          return;
-        }
-        worker.child.kill('SIGCONT');
-        deciding = false;
-      }, reject);
-    };
-  });
 }
 
 describeEachDialect('moving an item to review ends every older claim on it (issue 28 §7)', (dialect) => {

@@ -4,6 +4,7 @@ import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { describeEachDialect } from '../helpers/dialects.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
 import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
+import { stopWorkerOnItsCreate } from '../helpers/stop-worker-on-its-create.ts';
 
 const DAY = '2010-12-01';
 const INVOICES = 143;
@@ -40,23 +41,31 @@ describeEachDialect('a post worker SIGKILLed mid-batch', (dialect) => {
     count((q) => q.where('claimed_by', 'like', 'worker %').whereNotNull('claim_expires_at').where({ status }));
 
   /**
-   * Starts a worker and the run, and SIGKILLs the worker once it holds claimed items with
-   * requests in flight (`inFlight` ledger status: pending under idempotency-key, sending under
-   * mark-before-send) and the destination has records. The worker is held still (SIGSTOP) before
-   * the ledger is read again, so the items seen in flight are still in flight when it dies: a
-   * poll that saw them and a kill that came after cannot be told apart by a send finishing between
-   * them.
+   * Starts a worker and the run, and SIGKILLs the worker mid-batch, with requests in flight, once
+   * the destination has records (`inFlight`: the ledger status of an item in flight, pending under
+   * idempotency-key, sending under mark-before-send). Under mark-before-send the worker is stopped
+   * as the destination receives one of its creates (`stopWorkerOnItsCreate`), so that item is
+   * still `sending` when it dies. Under idempotency-key it is stopped (SIGSTOP) once the ledger
+   * shows it holding pending items, and the ledger is read again while it is stopped; an outcome
+   * it had already written may still land, which that test allows: it asserts every invoice
+   * once, whoever posted it.
    */
   async function killWorkerMidBatch(env: Record<string, string>, inFlight: 'pending' | 'sending') {
     const worker = startCli(['work', pipeline.name, '--run-key', DAY, '--poll-ms', '20', '--wait-ms', '60000'], env);
+    // Under mark-before-send the worker is stopped as the destination receives one of its
+    // creates: its item stays `sending`, whatever outcome writes the database applies after.
+    const stopped = inFlight === 'sending' ? stopWorkerOnItsCreate(world, worker, 4) : undefined;
     const run = startCli(RUN, env);
-    await waitUntil('the worker to hold claims mid-batch', async () => {
-      if (world.sandbox.state.records().length < 4 || (await heldByWorker(inFlight)) === 0) return false;
-      worker.child.kill('SIGSTOP');
-      if ((await heldByWorker(inFlight)) > 0) return true;
-      worker.child.kill('SIGCONT');
-      return false;
-    });
+    if (stopped) await stopped;
+    else {
+      await waitUntil('the worker to hold claims mid-batch', async () => {
+        if (world.sandbox.state.records().length < 4 || (await heldByWorker(inFlight)) === 0) return false;
+        worker.child.kill('SIGSTOP');
+        if ((await heldByWorker(inFlight)) > 0) return true;
+        worker.child.kill('SIGCONT');
+        return false;
+      });
+    }
     worker.child.kill('SIGKILL');
     const killed = await worker.done;
     expect(killed.signal).toBe('SIGKILL');
