@@ -27,10 +27,10 @@ const ADOPTED_RUN_KEY = 'adopted';
 /** Rows `adoptTable` reads and updates per page. */
 const ADOPT_PAGE_ROWS = 1_000;
 
-/** Builds the {@link MigrationContext} for one database. */
 /** The index {@link MigrationContext.createScopeIndex} makes on a target's `scopeFrom` column. */
 const scopeIndexName = (table: string, column: string): string => `${table}_${column}_idx`;
 
+/** Builds the {@link MigrationContext} for one database. */
 export function createMigrationContext(knex: Knex, adapter: DialectAdapter): MigrationContext {
   const addColumn = adapter.addColumn.bind(adapter);
   const createStagingTable = (staging: string, columns: ColumnSpecs): Promise<void> =>

@@ -11,6 +11,7 @@ import { cloneProblem } from './clone-problem.ts';
 import { BATCH_ITEMS, BATCHES_IN_FLIGHT, type FromReader, type ReadItem, type ReadRowsWorkerData, type ToReader } from './read-rows-messages.ts';
 import { sourceKindOf } from '../source/source-kinds.ts';
 import { serializeThreadError } from './thread-error.ts';
+import type { QuarantinedRow } from '../source/quarantined-row.ts';
 import type { UnchangedFileCalls } from '../source/unchanged-file-check.ts';
 
 /** Thrown out of the read when the run's thread asked it to stop: the read's own `finally` closes the file. */
@@ -59,7 +60,7 @@ async function read(): Promise<void> {
   const unchanged: UnchangedFileCalls | undefined = data.checksUnchanged
     ? { opened: (file, version) => void batch.push({ opened: { file, version } }), readToEnd: (file, sha256) => void batch.push({ readToEnd: { file, sha256 } }) }
     : undefined;
-  const quarantine = (row: Parameters<Parameters<typeof kind.read>[2]>[0]): Promise<void> => add({ quarantined: row });
+  const quarantine = (row: QuarantinedRow): Promise<void> => add({ quarantined: row });
   const rows = await kind.read(pipeline.source, data.location, quarantine, { ...data.options, ...(unchanged ? { unchanged } : {}) });
   for await (const row of rows) {
     const problem = cloneProblem(row.value);
