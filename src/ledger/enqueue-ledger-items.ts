@@ -72,9 +72,11 @@ export async function enqueueLedgerItems(
     // before this run (an empty ledger, at a first import), those look-ups would read the run's
     // index, every row of the job each, so every page would cost more than the one before as the
     // ledger grows. Refreshed once, counting this transaction's rows, they go by the record
-    // index. Always, however large the ledger: it is shared by every job, and statistics with no
-    // rows of this job would pick the run's index just the same.
-    if (enqueued === 0 && fresh.length === ENQUEUE_PAGE_ROWS) await q.adapter.refreshStatistics(q.knex, LEDGER, RECORD_COLUMNS);
+    // index. Always after a full page, however large the ledger: it is shared by every job, and
+    // statistics with no rows of this job would pick the run's index just the same. After a
+    // smaller first page, where the ledger has no statistics yet (a backfill's first date): the
+    // next run's look-ups are planned with them.
+    if (enqueued === 0) await q.adapter.refreshStatistics(q.knex, LEDGER, RECORD_COLUMNS, fresh.length === ENQUEUE_PAGE_ROWS ? undefined : rows.length);
     enqueued += rows.length;
   }
   if (enqueued === 0) return 0;

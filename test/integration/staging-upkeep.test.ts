@@ -70,10 +70,17 @@ describeEachDialect('staging upkeep', (dialect) => {
     const reltuples = async (): Promise<number> =>
       (await db.knex.raw(`select reltuples::int as n from pg_class where relname = ?`, [TABLE])).rows[0].n;
     const load = (n: number, from: number): Promise<number> => db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(n, from)), SPECS);
-    await load(2000, 1);
-    // Below 1,000 rows written: never, not even on a table never analysed.
-    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 999);
+    // Nothing written: never, not even on a table never analysed.
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 0);
     expect(await reltuples()).toBe(-1);
+    // A table never analysed: after any write (a backfill's first small date).
+    await load(20, 1);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 20);
+    expect(await reltuples()).toBe(20);
+    // Below 1,000 rows written on a table with statistics: never.
+    await load(1980, 21);
+    await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 999);
+    expect(await reltuples()).toBe(20);
     await db.adapter.refreshStatistics(db.knex, TABLE, ['source_reference'], 1000);
     expect(await reltuples()).toBe(2000);
     // 20,000 rows counted: autoanalyze's threshold is 50 + 2,000 rows changed.

@@ -86,8 +86,8 @@ export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table:
 }
 
 /**
- * Rows below which a write never refreshes statistics: a stale row count costs its queries less
- * than an `ANALYZE`, which reads up to 30,000 rows' pages.
+ * Rows below which a write refreshes the statistics of a table only if it has none: a stale row
+ * count costs its queries less than an `ANALYZE`, which reads up to 30,000 rows' pages.
  */
 const MIN_LARGE_WRITE_ROWS = 1000;
 
@@ -97,15 +97,23 @@ const AUTOANALYZE_THRESHOLD_ROWS = 50;
 const AUTOANALYZE_SCALE_FACTOR = 0.1;
 
 /**
- * Whether `writtenRows` is a large write for `table`: at least {@link MIN_LARGE_WRITE_ROWS},
- * and more than autoanalyze lets change, with its default settings, before it refreshes a table.
- * Autovacuum would come to it too, but up to a minute later (its naptime), and not at all where
- * it is off: the post stage reads the target right after the upsert commits.
+ * Whether `writtenRows` is a large write for `table`: any write to a table never analysed, else
+ * at least {@link MIN_LARGE_WRITE_ROWS} rows and more than autoanalyze lets change, with its
+ * default settings, before it refreshes a table. Autovacuum would come to it too, but up to a
+ * minute later (its naptime), and not at all where it is off: the post stage reads the target
+ * right after the upsert commits.
+ *
+ * A table never analysed has no column statistics, and the planner takes every equality for
+ * equally selective: the ledger's per-record look-ups then went by its run index (one column to
+ * compare, not three), reading every earlier item of the job for each record. A backfill of
+ * small days (none a large write) cost more each date, up to 95 ms a look-up page by its 20th,
+ * until autovacuum came by.
  */
 async function isLargeWrite(knex: Knex | Knex.Transaction, table: string, writtenRows: number): Promise<boolean> {
-  if (writtenRows < MIN_LARGE_WRITE_ROWS) return false;
+  if (writtenRows === 0) return false;
   const { rows } = await knex.raw('select reltuples from pg_class where oid = to_regclass(?)', [q(table)]);
+  const counted = Number(rows[0]?.reltuples ?? -1);
   // -1: never analysed (PostgreSQL 14+).
-  const counted = Math.max(Number(rows[0]?.reltuples ?? -1), 0);
-  return writtenRows > AUTOANALYZE_THRESHOLD_ROWS + AUTOANALYZE_SCALE_FACTOR * counted;
+  if (counted < 0) return true;
+  return writtenRows >= MIN_LARGE_WRITE_ROWS && writtenRows > AUTOANALYZE_THRESHOLD_ROWS + AUTOANALYZE_SCALE_FACTOR * counted;
 }
