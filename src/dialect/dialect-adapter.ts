@@ -97,11 +97,17 @@ export interface DialectAdapter {
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number>;
   /**
    * Empties a staging table before a run loads it, the dialect's way that leaves no dead rows
-   * behind for the run's scans to step over (PostgreSQL `TRUNCATE`), and that a dry run's
-   * transaction can roll back (so never MySQL's `TRUNCATE`, which commits). Only for tables no
-   * other session uses meanwhile: the pipeline's app lock guarantees that.
+   * behind for the run's scans to step over (PostgreSQL `TRUNCATE`, where a row is left), and
+   * that a dry run's transaction can roll back (so never MySQL's `TRUNCATE`, which commits).
+   * Only for tables no other session uses meanwhile: the pipeline's app lock guarantees that.
    */
   emptyStaging(knex: Knex, staging: string): Promise<void>;
+  /**
+   * Empties a staging table at the end of its run, after the upsert committed, outside any
+   * transaction: its rows are not kept until the next run, and the table is left so that the
+   * next run's `emptyStaging` has nothing to do (PostgreSQL `DELETE`, then `VACUUM`).
+   */
+  clearStaging(knex: Knex, staging: string): Promise<void>;
   /**
    * Refreshes the planner's statistics of a table that just changed a lot (its row count, and
    * `columns`, the ones it is joined or filtered on), where the database does not keep them

@@ -164,9 +164,7 @@ export async function runStages(
     `upserted: ${upserted.inserted} inserted, ${upserted.updated} updated, ${upserted.unchanged} unchanged` +
       (deleted ? `, ${deleted.deleted + deleted.tombstoned} marked deleted, ${deleted.undeleted} back from deleted` : ''),
   );
-  // A plain DELETE (milliseconds, where PostgreSQL's TRUNCATE takes 5–20): any dead rows it
-  // leaves go with the next run's `emptyStaging`.
-  if (!run.keepStaging) await db.knex(pipeline.tables.staging).delete();
+  if (!run.keepStaging) await db.adapter.clearStaging(db.knex, pipeline.tables.staging);
   await boundary('after-upsert');
 }
 

@@ -15,7 +15,7 @@ async function* batchesOf(rows: unknown[][]): AsyncGenerator<unknown[][]> {
 const rowsOf = (n: number, from = 1): unknown[][] => Array.from({ length: n }, (_, i) => [from + i, 'test', `ref ${from + i}`, 'h'.repeat(64)]);
 
 // What a staging table refilled every run needs from its adapter: emptied without leaving dead
-// rows behind, and (PostgreSQL) statistics that describe this run's rows, not an earlier load's.
+// rows behind, cleared at a run's end so that the next run has nothing to empty, and (PostgreSQL) statistics that describe this run's rows, not an earlier load's.
 describeEachDialect('staging upkeep', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;
@@ -46,6 +46,43 @@ describeEachDialect('staging upkeep', (dialect) => {
     expect(await count()).toBe(0);
     expect(await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(3, 100)), SPECS)).toBe(3);
     expect(await db.knex(TABLE).orderBy('seq').pluck('seq')).toEqual([100, 101, 102]);
+  });
+
+  it('clearStaging deletes every row after a run, and the next load starts from nothing', async () => {
+    await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(40)), SPECS);
+    await db.adapter.clearStaging(db.knex, TABLE);
+    expect(await count()).toBe(0);
+    await db.adapter.emptyStaging(db.knex, TABLE);
+    expect(await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(3, 100)), SPECS)).toBe(3);
+    expect(await db.knex(TABLE).orderBy('seq').pluck('seq')).toEqual([100, 101, 102]);
+  });
+
+  if (dialect === 'postgres') it('clearStaging gives every page back, so the next emptyStaging truncates nothing; what a run left is truncated', async () => {
+    // TRUNCATE gives the table a new file (relfilenode); a table left as it is keeps its own.
+    const file = async (): Promise<{ relfilenode: number; bytes: number }> =>
+      (await db.knex.raw(`select relfilenode::int, pg_relation_size(oid)::int as bytes from pg_class where relname = ?`, [TABLE])).rows[0];
+    await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(2000)), SPECS);
+    const loaded = await file();
+    expect(loaded.bytes).toBeGreaterThan(0);
+    await db.adapter.clearStaging(db.knex, TABLE);
+    expect(await file()).toEqual({ relfilenode: loaded.relfilenode, bytes: 0 });
+    await db.adapter.emptyStaging(db.knex, TABLE);
+    expect(await file()).toEqual({ relfilenode: loaded.relfilenode, bytes: 0 });
+
+    // A run that stopped before its end left its rows: the next run's emptying truncates them.
+    await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(2000)), SPECS);
+    await db.adapter.emptyStaging(db.knex, TABLE);
+    const truncated = await file();
+    expect(truncated.bytes).toBe(0);
+    expect(truncated.relfilenode).not.toBe(loaded.relfilenode);
+    expect(await count()).toBe(0);
+
+    // A plain DELETE (a clear whose VACUUM was refused) leaves its dead rows' pages: truncated too.
+    await db.adapter.bulkLoad(db.knex, TABLE, COLUMNS, batchesOf(rowsOf(2000)), SPECS);
+    await db.knex(TABLE).delete();
+    expect((await file()).bytes).toBeGreaterThan(0);
+    await db.adapter.emptyStaging(db.knex, TABLE);
+    expect((await file()).bytes).toBe(0);
   });
 
   if (dialect === 'postgres') it('refreshStatistics leaves the planner statistics of the rows loaded, and emptying leaves no pages behind', async () => {

@@ -139,6 +139,11 @@ export class MssqlDialect implements DialectAdapter {
     await knex(staging).delete();
   }
 
+  /** The same `DELETE`. */
+  clearStaging(knex: Knex, staging: string): Promise<void> {
+    return this.emptyStaging(knex, staging);
+  }
+
   /** Nothing to do: SQL Server updates statistics by itself before compiling against a table that changed (AUTO_UPDATE_STATISTICS). */
   async refreshStatistics(): Promise<void> {}
 

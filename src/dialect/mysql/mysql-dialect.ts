@@ -181,6 +181,11 @@ export class MysqlDialect implements DialectAdapter {
     await knex(staging).delete();
   }
 
+  /** The same `DELETE`. */
+  clearStaging(knex: Knex, staging: string): Promise<void> {
+    return this.emptyStaging(knex, staging);
+  }
+
   /** Nothing to do: InnoDB samples its statistics itself, after large changes (innodb_stats_auto_recalc). */
   async refreshStatistics(): Promise<void> {}
 

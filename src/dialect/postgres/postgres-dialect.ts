@@ -13,7 +13,7 @@ import { quoteAnsiIdentifier } from '../quote-ansi-identifier.ts';
 import { supersededStagingRowsSql } from '../superseded-staging-rows-sql.ts';
 import type { UpsertCounts, UpsertPlan } from '../upsert-plan.ts';
 import { createPostgresLockSessions, endPostgresAppLockHolder, tryAcquirePostgresAppLock } from './postgres-app-lock.ts';
-import { analyzePostgresTable, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
+import { analyzePostgresTable, clearPostgresStaging, emptyPostgresStaging, postgresBulkLoad } from './postgres-bulk-load.ts';
 import { addPostgresColumn, fromPostgresValue, POSTGRES_TYPE_PARSERS, toPostgresValue } from './postgres-types.ts';
 import { postgresUpsert } from './postgres-upsert.ts';
 import { jsonTextValue } from '../json-text-value.ts';
@@ -120,6 +120,10 @@ export class PostgresDialect implements DialectAdapter {
 
   emptyStaging(knex: Knex, staging: string): Promise<void> {
     return emptyPostgresStaging(knex, staging);
+  }
+
+  clearStaging(knex: Knex, staging: string): Promise<void> {
+    return clearPostgresStaging(knex, staging);
   }
 
   refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void> {

@@ -132,6 +132,11 @@ export class SqliteDialect implements DialectAdapter {
     await knex(staging).delete();
   }
 
+  /** The same `DELETE`. */
+  clearStaging(knex: Knex, staging: string): Promise<void> {
+    return this.emptyStaging(knex, staging);
+  }
+
   /** Nothing to do: without statistics SQLite plans the upsert's and the ledger's joins through their key indexes. */
   async refreshStatistics(): Promise<void> {}
 
