@@ -97,9 +97,10 @@ export interface DialectAdapter {
   bulkLoad(knex: Knex, table: string, columns: readonly string[], batches: AsyncIterable<unknown[][]>, specs: readonly ColumnSpec[]): Promise<number>;
   /**
    * Empties a staging table before a run loads it, the dialect's way that leaves no dead rows
-   * behind for the run's scans to step over (PostgreSQL `TRUNCATE`, where a row is left), and
-   * that a dry run's transaction can roll back (so never MySQL's `TRUNCATE`, which commits).
-   * Only for tables no other session uses meanwhile: the pipeline's app lock guarantees that.
+   * behind for the run's scans to step over (PostgreSQL `TRUNCATE` of a table that has a page,
+   * see `clearStaging`), and that a dry run's transaction can roll back (so never MySQL's
+   * `TRUNCATE`, which commits). Only for tables no other session uses meanwhile: the pipeline's
+   * app lock guarantees that.
    */
   emptyStaging(knex: Knex, staging: string): Promise<void>;
   /**

@@ -15,7 +15,8 @@ async function* batchesOf(rows: unknown[][]): AsyncGenerator<unknown[][]> {
 const rowsOf = (n: number, from = 1): unknown[][] => Array.from({ length: n }, (_, i) => [from + i, 'test', `ref ${from + i}`, 'h'.repeat(64)]);
 
 // What a staging table refilled every run needs from its adapter: emptied without leaving dead
-// rows behind, cleared at a run's end so that the next run has nothing to empty, and (PostgreSQL) statistics that describe this run's rows, not an earlier load's.
+// rows behind, cleared at a run's end so that the next run has nothing to empty, and
+// (PostgreSQL) statistics that describe this run's rows, not an earlier load's.
 describeEachDialect('staging upkeep', (dialect) => {
   let testDb: TestDatabase;
   let db: Database;

@@ -68,8 +68,9 @@ export async function postgresBulkLoad(
  * autovacuum comes by) grew with them, and each scan of it read every earlier run's rows too.
  * A table its last run cleared (`clearPostgresStaging`) has no page left, and is left as it is:
  * `TRUNCATE` gives the table and each of its indexes a new file and syncs each index's file to
- * disk, 3–7 ms a run, which was a fifth of a backfill's extract + stage. What a failed, killed or
- * dry run left, or a clear whose `VACUUM` was refused, is truncated.
+ * disk: 3–7 ms a run, and 3.8 s of a 305-date backfill's 13.3 s of extract + stage (medians of
+ * five interleaved pairs). What a failed, killed or dry run left, or a clear whose `VACUUM` was
+ * refused, is truncated.
  */
 export async function emptyPostgresStaging(knex: Knex, staging: string): Promise<void> {
   const { rows } = await knex.raw('select pg_relation_size(to_regclass(?)) > 0 as "hasPages"', [q(staging)]);
