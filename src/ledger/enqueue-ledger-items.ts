@@ -74,8 +74,8 @@ export async function enqueueLedgerItems(
     // ledger grows. Refreshed once, counting this transaction's rows, they go by the record
     // index. Always after a full page, however large the ledger: it is shared by every job, and
     // statistics with no rows of this job would pick the run's index just the same. After a
-    // smaller first page, where the ledger has no statistics yet (a backfill's first date): the
-    // next run's look-ups are planned with them.
+    // smaller first page, where the ledger has no column statistics yet (a backfill's first
+    // date): the next run's look-ups are planned with them.
     if (enqueued === 0) await q.adapter.refreshStatistics(q.knex, LEDGER, RECORD_COLUMNS, fresh.length === ENQUEUE_PAGE_ROWS ? undefined : rows.length);
     enqueued += rows.length;
   }

@@ -82,11 +82,15 @@ export async function emptyPostgresStaging(knex: Knex, staging: string): Promise
  * "Routine Vacuuming"), which removes the dead rows from the table and its indexes and gives the
  * table's empty pages back, so the next run's `emptyPostgresStaging` finds no page. Outside any
  * transaction. A role that does not own the table gets a warning from `VACUUM`, not an error,
- * and the next run truncates instead.
+ * and the next run truncates instead (so pays both); so does a run while another transaction,
+ * older than the `DELETE`, is still open (the rows may still be visible to it).
  */
 export async function clearPostgresStaging(knex: Knex, staging: string): Promise<void> {
   await knex.raw(`delete from ${q(staging)}`);
-  await knex.raw(`vacuum ${q(staging)}`);
+  // SKIP_LOCKED (PostgreSQL 12+): a VACUUM that would wait for another's lock on the table (an
+  // autovacuum against wraparound) skips it, with a warning. Nothing else it can meet (a
+  // statement_timeout) may fail a run whose upsert committed: the next run truncates instead.
+  await knex.raw(`vacuum (skip_locked) ${q(staging)}`).catch(() => undefined);
 }
 
 /**
@@ -104,8 +108,9 @@ export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table:
 }
 
 /**
- * Rows below which a write refreshes the statistics of a table only if it has none: a stale row
- * count costs its queries less than an `ANALYZE`, which reads up to 30,000 rows' pages.
+ * Rows below which a write refreshes the statistics of a table only if it has no column
+ * statistics: a stale row count costs its queries less than an `ANALYZE`, which reads up to
+ * 30,000 rows' pages.
  */
 const MIN_LARGE_WRITE_ROWS = 1000;
 
@@ -115,23 +120,33 @@ const AUTOANALYZE_THRESHOLD_ROWS = 50;
 const AUTOANALYZE_SCALE_FACTOR = 0.1;
 
 /**
- * Whether `writtenRows` is a large write for `table`: any write to a table never analysed, else
- * at least {@link MIN_LARGE_WRITE_ROWS} rows and more than autoanalyze lets change, with its
- * default settings, before it refreshes a table. Autovacuum would come to it too, but up to a
- * minute later (its naptime), and not at all where it is off: the post stage reads the target
- * right after the upsert commits.
+ * The row count the statistics last took (`reltuples`, -1 where never analysed), and whether the
+ * table has column statistics (`pg_stats`, which shows a role the tables it can read). The
+ * count alone does not say so: an `ANALYZE` rolled back with a dry run, a `CREATE INDEX` or a
+ * `VACUUM` writes it in place, while the column statistics go with the rollback or were never
+ * taken.
+ */
+const STATISTICS_SQL = `
+  select c.reltuples, exists (select 1 from pg_stats s where s.schemaname = n.nspname and s.tablename = c.relname) as "hasStatistics"
+  from pg_class c join pg_namespace n on n.oid = c.relnamespace
+  where c.oid = to_regclass(?)`;
+
+/**
+ * Whether `writtenRows` is a large write for `table`: any write to a table without column
+ * statistics, else at least {@link MIN_LARGE_WRITE_ROWS} rows and more than autoanalyze lets
+ * change, with its default settings, before it refreshes a table. Autovacuum would come to it
+ * too, but up to a minute later (its naptime), and not at all where it is off: the post stage
+ * reads the target right after the upsert commits.
  *
- * A table never analysed has no column statistics, and the planner takes every equality for
- * equally selective: the ledger's per-record look-ups then went by its run index (one column to
- * compare, not three), reading every earlier item of the job for each record. A backfill of
- * small days (none a large write) cost more each date, up to 95 ms a look-up page by its 20th,
- * until autovacuum came by.
+ * Without column statistics the planner takes every equality for equally selective: the
+ * ledger's per-record look-ups then went by its run index (one column to compare, not three),
+ * reading every earlier item of the job for each record. A backfill of small days (none a large
+ * write) cost more each date, up to 95 ms a look-up page by its 20th, until autovacuum came by.
  */
 async function isLargeWrite(knex: Knex | Knex.Transaction, table: string, writtenRows: number): Promise<boolean> {
   if (writtenRows === 0) return false;
-  const { rows } = await knex.raw('select reltuples from pg_class where oid = to_regclass(?)', [q(table)]);
-  const counted = Number(rows[0]?.reltuples ?? -1);
-  // -1: never analysed (PostgreSQL 14+).
-  if (counted < 0) return true;
+  const { rows } = await knex.raw(STATISTICS_SQL, [q(table)]);
+  if (!rows[0]?.hasStatistics) return true;
+  const counted = Math.max(Number(rows[0].reltuples), 0);
   return writtenRows >= MIN_LARGE_WRITE_ROWS && writtenRows > AUTOANALYZE_THRESHOLD_ROWS + AUTOANALYZE_SCALE_FACTOR * counted;
 }
