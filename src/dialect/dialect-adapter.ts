@@ -118,9 +118,9 @@ export interface DialectAdapter {
    * holds.
    *
    * With `writtenRows` (rows this write inserted or changed) the refresh happens only when the
-   * write is large for the table: at least 1,000 rows and more than the database's own upkeep
-   * lets change before it refreshes them (PostgreSQL: autoanalyze's default 50 + 10% of the rows
-   * last counted). Without it, always.
+   * write is large for the table: any write to a table without column statistics, else at least
+   * 1,000 rows and more than the database's own upkeep lets change before it refreshes them
+   * (PostgreSQL: autoanalyze's default 50 + 10% of the rows last counted). Without it, always.
    */
   refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void>;
   /** Deletes every staging row that a later row (higher `seq`) with the same key supersedes. */
