@@ -52,8 +52,6 @@ describeEachDialect('a post worker SIGKILLed mid-batch', (dialect) => {
    */
   async function killWorkerMidBatch(env: Record<string, string>, inFlight: 'pending' | 'sending') {
     const worker = startCli(['work', pipeline.name, '--run-key', DAY, '--poll-ms', '20', '--wait-ms', '60000'], env);
-    // Under mark-before-send the worker is stopped as the destination receives one of its
-    // creates: its item stays `sending`, whatever outcome writes the database applies after.
     const stopped = inFlight === 'sending' ? stopWorkerOnItsCreate(world, worker, 4) : undefined;
     const run = startCli(RUN, env);
     if (stopped) await stopped;

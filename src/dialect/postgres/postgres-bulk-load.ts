@@ -100,10 +100,17 @@ export async function clearPostgresStaging(knex: Knex, staging: string): Promise
  * every run of a backfill cost more than the one before. The row count is refreshed whatever
  * the column list; leaving large columns out spares reading (and decompressing) their values.
  * Inside a transaction it counts that transaction's own rows. With `writtenRows`, only after a
- * large write (see `isLargeWrite`).
+ * large write (see `isLargeWrite`); `withStatistics` holds the tables already seen with column
+ * statistics (the adapter's, for the process).
  */
-export async function analyzePostgresTable(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void> {
-  if (writtenRows !== undefined && !(await isLargeWrite(knex, table, writtenRows))) return;
+export async function analyzePostgresTable(
+  knex: Knex | Knex.Transaction,
+  table: string,
+  columns: readonly string[],
+  writtenRows?: number,
+  withStatistics: Set<string> = new Set(),
+): Promise<void> {
+  if (writtenRows !== undefined && !(await isLargeWrite(knex, table, writtenRows, withStatistics))) return;
   await knex.raw(`analyze ${q(table)} (${columns.map(q).join(', ')})`);
 }
 
@@ -143,10 +150,16 @@ const STATISTICS_SQL = `
  * reading every earlier item of the job for each record. A backfill of small days (none a large
  * write) cost more each date, up to 95 ms a look-up page by its 20th, until autovacuum came by.
  */
-async function isLargeWrite(knex: Knex | Knex.Transaction, table: string, writtenRows: number): Promise<boolean> {
+async function isLargeWrite(knex: Knex | Knex.Transaction, table: string, writtenRows: number, withStatistics: Set<string>): Promise<boolean> {
   if (writtenRows === 0) return false;
+  // Planning the pg_stats view takes 1–2 ms, twice a run: a table seen with statistics keeps
+  // them, so a small write to it is answered without asking again. (Statistics seen inside a
+  // transaction this process then rolled back would stay in the set: the next small writes
+  // would leave that table to autovacuum, as before any of this.)
+  if (writtenRows < MIN_LARGE_WRITE_ROWS && withStatistics.has(table)) return false;
   const { rows } = await knex.raw(STATISTICS_SQL, [q(table)]);
   if (!rows[0]?.hasStatistics) return true;
+  withStatistics.add(table);
   const counted = Math.max(Number(rows[0].reltuples), 0);
   return writtenRows >= MIN_LARGE_WRITE_ROWS && writtenRows > AUTOANALYZE_THRESHOLD_ROWS + AUTOANALYZE_SCALE_FACTOR * counted;
 }

@@ -37,6 +37,8 @@ export class PostgresDialect implements DialectAdapter {
   readonly supportsOutput = false;
   readonly #url: string;
   #lockSessions: pg.Pool | undefined;
+  /** Tables seen with column statistics (see `analyzePostgresTable`). */
+  readonly #withStatistics = new Set<string>();
 
   constructor(url: string) {
     this.#url = url;
@@ -127,7 +129,7 @@ export class PostgresDialect implements DialectAdapter {
   }
 
   refreshStatistics(knex: Knex | Knex.Transaction, table: string, columns: readonly string[], writtenRows?: number): Promise<void> {
-    return analyzePostgresTable(knex, table, columns, writtenRows);
+    return analyzePostgresTable(knex, table, columns, writtenRows, this.#withStatistics);
   }
 
   async deleteSupersededStagingRows(db: Knex | Knex.Transaction, staging: string): Promise<number> {
