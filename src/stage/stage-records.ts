@@ -130,48 +130,19 @@ async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: A
     return chars;
   };
 
-  async function* batches(): AsyncGenerator<unknown[][]> {
-    let batch: unknown[][] = [];
-    let chars = 0;
-    let seq = 0;
-    // Rows built but not yet looked up by change detection, and the characters of their values.
-    let pending: unknown[][] = [];
-    let pendingChars = 0;
-    /** Adds rows to the batch, yielding every batch that fills. */
-    async function* add(rows: readonly unknown[][]): AsyncGenerator<unknown[][]> {
-      for (const row of rows) {
-        batch.push(row);
-        chars += charsOf(row);
-        if (batch.length >= batchRows || chars >= batchChars) {
-          yield batch;
-          batch = [];
-          chars = 0;
-          await options.afterBatch?.(seq);
-        }
-      }
-    }
-    /**
-     * The pending rows, less those change detection leaves out, into batches. A look-up that
-     * fills no batch is a boundary all the same (a stop must not wait for the end of a rerun
-     * that changes nothing).
-     */
-    async function* flush(): AsyncGenerator<unknown[][]> {
-      const rows = pending;
-      pending = [];
-      pendingChars = 0;
-      let filled = false;
-      for await (const full of add(await options.changes!.changed(rows))) {
-        filled = true;
-        yield full;
-      }
-      if (!filled) await options.afterBatch?.(seq);
-    }
-    const valuesJson: string[] = new Array<string>(columns.length);
-    async function* all(): AsyncGenerator<PipelineRecord> {
-      if (first.done) return;
-      yield first.value;
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-    }
+  let seq = 0;
+  const valuesJson: string[] = new Array<string>(columns.length);
+  async function* all(): AsyncGenerator<PipelineRecord> {
+    if (first.done) return;
+    yield first.value;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  /**
+   * Each record as its staging row: framework columns (`seq` numbering the rows in source order),
+   * then the driver values of its canonical values. A record with a value that breaks its
+   * column's rule is quarantined instead.
+   */
+  async function* stagingRows(): AsyncGenerator<unknown[]> {
     for await (const record of all()) {
       const row = new Array<unknown>(width);
       const mistake = pipelineMistake(pipeline, declared, record);
@@ -201,19 +172,43 @@ async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: A
       row[3] = record.sourceReference;
       row[4] = record.line ?? null;
       row[5] = record.deleted === true ? DELETED_VERSION : rowHashOfJson(pipeline.sourceSystem, record.sourceReference, valuesJson);
-      if (!options.changes) {
-        yield* add([row]);
-        continue;
+      yield row;
+    }
+  }
+  /** Rows in batches of at most `batchRows` rows and about `batchChars` characters; `afterFull` follows each batch that fills. */
+  async function* batchesOf(rows: AsyncIterable<unknown[]> | Iterable<unknown[]>, afterFull?: () => Promise<void>): AsyncGenerator<unknown[][]> {
+    let batch: unknown[][] = [];
+    let chars = 0;
+    for await (const row of rows) {
+      batch.push(row);
+      chars += charsOf(row);
+      if (batch.length >= batchRows || chars >= batchChars) {
+        yield batch;
+        batch = [];
+        chars = 0;
+        await afterFull?.();
       }
-      // Looked up LOOKUP_KEYS at a time, or sooner: a batch's rows (a run never holds more rows
-      // unwritten than `batchRows` asks, and its first stop boundary comes as soon), or values
-      // that would outgrow a few batches.
+    }
+    if (batch.length > 0) yield batch;
+  }
+  /**
+   * The rows, less those change detection leaves out, a look-up at a time: `LOOKUP_KEYS` rows, or
+   * sooner, a batch's rows (a run never holds more rows unwritten than `batchRows` asks) or values
+   * that would outgrow a few batches.
+   */
+  async function* changedRows(changes: ChangeDetection): AsyncGenerator<unknown[][]> {
+    let pending: unknown[][] = [];
+    let pendingChars = 0;
+    for await (const row of stagingRows()) {
       pending.push(row);
       pendingChars += charsOf(row);
-      if (pending.length >= lookupRows || pendingChars >= 8 * batchChars) yield* flush();
+      if (pending.length >= lookupRows || pendingChars >= 8 * batchChars) {
+        yield await changes.changed(pending);
+        pending = [];
+        pendingChars = 0;
+      }
     }
-    if (pending.length > 0) yield* flush();
-    if (batch.length > 0) yield batch;
+    if (pending.length > 0) yield await changes.changed(pending);
   }
 
   const loaded = [...FRAMEWORK_COLUMNS, ...columns];
@@ -221,12 +216,20 @@ async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: A
     adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), rows, loaded.map(([, spec]) => spec));
   let staged = 0;
   try {
-    if (!options.changes) staged = await load(batches());
+    if (!options.changes) staged = await load(batchesOf(stagingRows(), () => options.afterBatch?.(seq) ?? Promise.resolve()));
     // A load holds its pooled connection while it pulls batches, and change detection's look-ups
-    // need one too: each batch is then a load of its own, its look-ups run between loads, and a
-    // run keeps to one pooled connection at a time besides its lock. Through a pooler in session
-    // mode each connection is a server connection: two runs in a pool of 3 deadlocked.
-    else for await (const batch of batches()) staged += await load(oneBatch(batch));
+    // need one too: each look-up's rows are then a load of their own (one `COPY` on PostgreSQL,
+    // however many batches they make), its look-ups run between loads, and a run keeps to one
+    // pooled connection at a time besides its lock. Through a pooler in session mode each
+    // connection is a server connection: two runs in a pool of 3 deadlocked. Each look-up is a
+    // stop boundary, whether or not it leaves rows to load (a stop must not wait for the end of
+    // a rerun that changes nothing).
+    else {
+      for await (const rows of changedRows(options.changes)) {
+        if (rows.length > 0) staged += await load(batchesOf(rows));
+        await options.afterBatch?.(seq);
+      }
+    }
   } catch (error) {
     // Batches before the mistake may be loaded: leave staging as empty as it was before the run.
     if (error instanceof PipelineError) await adapter.emptyStaging(knex, pipeline.tables.staging);
@@ -236,6 +239,3 @@ async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: A
   return staged;
 }
 
-async function* oneBatch(batch: unknown[][]): AsyncGenerator<unknown[][]> {
-  yield batch;
-}

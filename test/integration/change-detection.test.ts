@@ -1,11 +1,16 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pino } from 'pino';
 import { expect, it } from 'vitest';
 import { pipeline } from '../../pipelines/online-retail-invoices.ts';
 import { column } from '../../src/column/column-type.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
 import type { Database } from '../../src/db/database.ts';
+import type { DialectAdapter } from '../../src/dialect/dialect-adapter.ts';
 import type { DuplicateKeyRule } from '../../src/pipeline/pipeline-definition.ts';
+import { runPipeline } from '../../src/runner/run-pipeline.ts';
+import { fileRunKey } from '../../src/runs/run-key.ts';
 import { createTestDatabase, describeEachDialect } from '../helpers/dialects.ts';
 import { writeTempSource } from '../helpers/fixtures.ts';
 import { openFaultWorld, type FaultWorld } from '../helpers/open-fault-world.ts';
@@ -154,6 +159,55 @@ describeEachDialect('change detection before staging leaves what full staging le
     } else {
       expect(detected!.error).toBe(expected.error);
       expect(detected!.target).toEqual([['A', '1.00'], ['B', '2.00'], ['C', '3.00'], ['D', '4.00']]);
+    }
+  });
+
+  it('the records one look-up leaves to stage are one bulk load (one COPY on PostgreSQL), however many batches they fill', async () => {
+    const testDb = await createTestDatabase(dialect, 'one load per look-up');
+    const db = await openMigratedDatabase(testDb.url);
+    // The batch sizes of each load of the staging table, seen through the adapter the run uses.
+    const loads: number[][] = [];
+    async function* counted(batches: AsyncIterable<unknown[][]>, sizes: number[]): AsyncGenerator<unknown[][]> {
+      for await (const batch of batches) {
+        sizes.push(batch.length);
+        yield batch;
+      }
+    }
+    const adapter = new Proxy(db.adapter, {
+      get(target, property) {
+        const value: unknown = Reflect.get(target, property, target);
+        if (property !== 'bulkLoad') return typeof value === 'function' ? value.bind(target) : value;
+        const bulkLoad: DialectAdapter['bulkLoad'] = (knex, table, columns, batches, specs) => {
+          const sizes: number[] = [];
+          if (table === pipeline.tables.staging) loads.push(sizes);
+          return target.bulkLoad(knex, table, columns, counted(batches, sizes), specs);
+        };
+        return bulkLoad;
+      },
+    });
+    try {
+      const config = { ...loadConfig({}, tmpdir()), databaseUrl: testDb.url };
+      const runFile = async (date: string, force = false) => {
+        const file = path.join(writeTempSource(`${date}.csv`, `${fixtureLines(date).join('\n')}\n`), `${date}.csv`);
+        const result = await runPipeline({ config, db: { ...db, adapter }, logger: pino({ level: 'silent' }) }, { pipeline: { ...pipeline, destinations: [] }, runKey: await fileRunKey(file), triggeredBy: 'test', force });
+        expect(result.outcome, result.error?.message).toBe('completed');
+        return result.counts.stage as { staged: number; unchanged?: number };
+      };
+      // Change detection looks up once the target holds records: day 2 first, then day 1, whose
+      // 3,108 lines are fewer invoices than one look-up takes, and several batches of values.
+      await runFile(DAY2);
+      loads.length = 0;
+      const { staged } = await runFile(DAY1);
+      expect(staged).toBe(new Set(fixtureLines(DAY1).slice(1).map(invoiceOf)).size);
+      expect(loads).toHaveLength(1);
+      expect(loads[0]!.length).toBeGreaterThan(2);
+      expect(loads[0]!.reduce((sum, rows) => sum + rows, 0)).toBe(staged);
+      // A rerun that changes nothing leaves every record out: no load at all.
+      expect(await runFile(DAY1, true)).toMatchObject({ staged: 0, unchanged: staged });
+      expect(loads).toHaveLength(1);
+    } finally {
+      await db.close();
+      await testDb.drop();
     }
   });
 });
