@@ -28,7 +28,6 @@ async function checkThenRun(ctx: RunContext, request: RunRequest, report: RunRep
   const { pipeline, runKey } = request;
   // Before anything is written, a completed run key's no-op included: a pipeline whose columns
   // differ from its tables would write false updates (or fail half-way on a missing table).
-  // Asked once per command: a backfill's later dates find it answered.
   await assertNoSchemaDrift(db, pipeline);
   const noop = await noopIfCompleted(db, request, () => request.sourceLocation ?? resolveSourceLocation(config, pipeline, runKey));
   if (noop) return noop;

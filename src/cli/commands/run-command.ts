@@ -65,8 +65,8 @@ async function runWith(config: ResolvedConfig, telemetry: Telemetry | undefined,
 
   return withSession(
     (session) => withPoliteStop(session.logger, config.stopGraceMs, async (stop) => {
-      // Here first (runPipeline asks for every caller, and finds it answered), so the
-      // column-by-column table reaches the terminal as text, not only inside a JSON log line.
+      // Here too (runPipeline checks it again for every caller), so the column-by-column
+      // table reaches the terminal as text, not only inside a JSON log line.
       await assertNoSchemaDrift(session.db, pipeline);
       // Progress bars on stderr, only for a person at a terminal.
       const progress = commandIo().stderr.isTTY ? (await import('../../progress/terminal-progress.ts')).terminalProgress : undefined;
