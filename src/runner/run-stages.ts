@@ -43,8 +43,9 @@ export async function runStages(
   const { db } = ctx;
   const { pipeline, runKey } = request;
   const { lock, log, counts, sourceLocation } = run;
-  // Every stage boundary (and every staged batch) is where a polite stop ends the attempt: staging
-  // is replaced by the next attempt, and the upsert has committed or not begun.
+  // Every stage boundary (and every staged batch or change-detection look-up) is where a polite
+  // stop ends the attempt: staging is replaced by the next attempt, and the upsert has committed
+  // or not begun.
   const boundary = async (name: FailpointName): Promise<void> => {
     await ctx.failpoints?.hit(name, log);
     ctx.stop?.signal.throwIfAborted();

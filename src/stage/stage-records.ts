@@ -42,7 +42,7 @@ export interface StageOptions {
   /** The source, for quarantine entries of records whose values break their column's rule. */
   readonly source: string;
   readonly quarantine: (row: QuarantinedRow) => Promise<void>;
-  /** Called after each batch is loaded (progress, fault injection). */
+  /** Called after each batch that fills is loaded, or with `changes`, after each look-up's rows are (progress, fault injection). */
   readonly afterBatch?: (stagedSoFar: number) => Promise<void>;
   /**
    * Change detection before staging: records the target already holds as they are are left out
