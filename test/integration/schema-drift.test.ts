@@ -1,4 +1,5 @@
-import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.ts';
@@ -6,8 +7,9 @@ import { openDatabase } from '../../src/db/open-database.ts';
 import { findSchemaDrift } from '../../src/migration/find-schema-drift.ts';
 import { loadPipeline } from '../../src/pipeline/load-pipeline.ts';
 import { createTestDatabase, describeEachDialect, type TestDatabase } from '../helpers/dialects.ts';
-import { runCli, summaryOf } from '../helpers/run-cli.ts';
+import { runCli, startCli, summaryOf } from '../helpers/run-cli.ts';
 import { createScratchProject, type ScratchProject } from '../helpers/scratch-project.ts';
+import { waitForLogLine } from '../helpers/wait-for-log-line.ts';
 
 const DAY = '2026-03-02';
 const TABLES = "{ staging: 'stg_prices', target: 'prices' }";
@@ -167,6 +169,24 @@ describeEachDialect('schema drift: columns against the live tables, before any w
     }
     expect(checkLines.at(-1)).toBe(`${dialect === 'sqlite' ? 2 : 4} problems in 1 of 1 pipeline`);
     expect(await snapshot()).toEqual(before);
+  });
+
+  it('a migration applied while a backfill runs: its next date refuses (exit 2) and writes nothing; the date before stays completed', async () => {
+    await migrateAndRunClean();
+    const [second, third] = ['2026-03-03', '2026-03-04'];
+    for (const date of [second, third]) writeFileSync(path.join(project.dataDir, `${date}.csv`), CSV.replace(/^([ABC]),/gm, `$1${date.slice(-1)},`));
+    // The backfill is held at the end of its first date while the table changes under it.
+    const release = path.join(mkdtempSync(path.join(tmpdir(), 'idem-drift-')), 'release');
+    const backfill = startCli(['backfill', 'prices', '--from', second, '--to', third], { ...env, IDEM_FAILPOINTS: `before-complete=wait:${release}` });
+    await waitForLogLine(backfill, (line) => line.failpoint === 'before-complete' && line.runKey === second);
+    await db.knex.schema.alterTable('prices', (table) => table.dropColumn('qty'));
+    writeFileSync(release, '');
+    const ended = await backfill.done;
+    expect(ended.code, ended.stdout + ended.stderr).toBe(2);
+    expect(ended.stdout + ended.stderr).toContain('schema drift in pipeline prices');
+    const runs = (await db.knex('job_runs').select('run_key', 'status').orderBy('run_key')) as { run_key: string; status: string }[];
+    expect(runs).toEqual([{ run_key: DAY, status: 'completed' }, { run_key: second, status: 'completed' }]);
+    expect(await db.knex('prices').count({ n: '*' }).then((rows) => Number(rows[0]!.n))).toBe(6);
   });
 
   it('a missing migration: exit 2 naming the tables and the fix, not a raw database error; nothing written', async () => {
