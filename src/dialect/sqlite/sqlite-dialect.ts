@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Knex } from 'knex';
+import pRetry from 'p-retry';
 import type { TableColumn } from '../table-column.ts';
 import type { ColumnSpec } from '../../column/column-type.ts';
 import type { AppLockAttempt, AppLockRequest } from '../app-lock.ts';
@@ -25,6 +26,31 @@ import { jsonTextValue } from '../json-text-value.ts';
  * Runs keep their transactions short (one staging batch, one upsert), so this is rarely reached.
  */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Puts the database in WAL mode (a setting the file keeps). The switch of a file still in
+ * rollback-journal mode needs it to itself, and SQLite answers SQLITE_BUSY at once, without
+ * waiting out the busy timeout, where waiting could deadlock (a connection holding a read lock
+ * that wants to write while another writes: https://www.sqlite.org/c3ref/busy_handler.html):
+ * two processes opening a new database at once (two `idem migrate`), or one opening it while a
+ * rollback-mode writer holds it. It is asked again, with backoff, for up to the busy timeout;
+ * once the other has switched the file, asking again finds it in WAL mode.
+ * @throws the driver's SQLITE_BUSY error when the file stayed busy that long.
+ */
+function switchToWal(connection: import('better-sqlite3').Database): Promise<void> {
+  return pRetry(
+    () => {
+      connection.pragma('journal_mode = WAL');
+    },
+    {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 10,
+      maxTimeout: 500,
+      maxRetryTime: SQLITE_BUSY_TIMEOUT_MS,
+      shouldRetry: ({ error }) => (error as { code?: unknown }).code === 'SQLITE_BUSY',
+    },
+  );
+}
 
 /**
  * Embedded SQLite through better-sqlite3 (`DATABASE_URL=sqlite:PATH`, the default
@@ -60,10 +86,14 @@ export class SqliteDialect implements DialectAdapter {
       useNullAsDefault: true,
       pool: {
         afterCreate(connection: import('better-sqlite3').Database, done: (error: Error | null, connection: unknown) => void) {
-          connection.pragma('journal_mode = WAL');
           connection.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-          connection.pragma('synchronous = NORMAL');
-          done(null, connection);
+          switchToWal(connection).then(
+            () => {
+              connection.pragma('synchronous = NORMAL');
+              done(null, connection);
+            },
+            (error: Error) => done(error, connection),
+          );
         },
       },
     };
