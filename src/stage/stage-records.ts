@@ -176,7 +176,7 @@ async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: A
     }
   }
   /** Rows in batches of at most `batchRows` rows and about `batchChars` characters; `afterFull` follows each batch that fills. */
-  async function* batchesOf(rows: AsyncIterable<unknown[]> | Iterable<unknown[]>, afterFull?: () => Promise<void>): AsyncGenerator<unknown[][]> {
+  async function* batchesOf(rows: AsyncIterable<unknown[]> | Iterable<unknown[]>, afterFull?: () => Promise<void> | undefined): AsyncGenerator<unknown[][]> {
     let batch: unknown[][] = [];
     let chars = 0;
     for await (const row of rows) {
@@ -216,7 +216,7 @@ async function stageFrom(db: Database, pipeline: PipelineDefinition, iterator: A
     adapter.bulkLoad(knex, pipeline.tables.staging, loaded.map(([name]) => name), rows, loaded.map(([, spec]) => spec));
   let staged = 0;
   try {
-    if (!options.changes) staged = await load(batchesOf(stagingRows(), () => options.afterBatch?.(seq) ?? Promise.resolve()));
+    if (!options.changes) staged = await load(batchesOf(stagingRows(), () => options.afterBatch?.(seq)));
     // A load holds its pooled connection while it pulls batches, and change detection's look-ups
     // need one too: each look-up's rows are then a load of their own (one `COPY` on PostgreSQL,
     // however many batches they make), its look-ups run between loads, and a run keeps to one

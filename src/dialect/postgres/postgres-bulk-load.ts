@@ -107,8 +107,8 @@ export async function analyzePostgresTable(
   knex: Knex | Knex.Transaction,
   table: string,
   columns: readonly string[],
-  writtenRows?: number,
-  withStatistics: Set<string> = new Set(),
+  writtenRows: number | undefined,
+  withStatistics: Set<string>,
 ): Promise<void> {
   if (writtenRows !== undefined && !(await isLargeWrite(knex, table, writtenRows, withStatistics))) return;
   await knex.raw(`analyze ${q(table)} (${columns.map(q).join(', ')})`);
