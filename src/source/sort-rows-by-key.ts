@@ -67,23 +67,81 @@ export async function* sortRowsByKey<Row>(rows: AsyncIterable<SourceRow<Row>>, k
   // Loaded on first use, not with the public API: a no-op run imports the pipeline module (which
   // imports groupRows) but never sorts.
   const { sort } = await import('external-merge-sort');
-  const sorted = sort(serialised(rows, key) as unknown as Iterable<SortItem>, {
+  const codec = new RowCodec();
+  const sorted = sort(serialised(rows, key, codec) as unknown as Iterable<SortItem>, {
     maxSize: options.runRows ?? 10_000,
     maxFiles: MAX_OPEN_RUNS,
     comparer: byKeyThenLine,
     store: new RunFileStore(options.directory ?? tmpdir(), options.directory === undefined ? `the temporary directory TMPDIR=${tmpdir()}` : `the sort's directory ${options.directory}`),
   }) as AsyncGenerator<SortItem>;
-  for await (const { key: k, line, json } of sorted) yield { key: k, line, value: JSON.parse(json) as Row };
+  for await (const { key: k, line, shape, json } of sorted) yield { key: k, line, value: codec.decode(shape, json) as Row };
 }
 
 /**
- * What is sorted: a row's key, its line, and its value as JSON text, serialised once and parsed
- * once however many merge passes it goes through (and smaller in memory than the object).
+ * What is sorted: a row's key, its line, and its value as text (see {@link RowCodec}), written
+ * once and read once however many merge passes it goes through (and smaller in memory than the
+ * object).
  */
 interface SortItem {
   readonly key: string;
   readonly line: number;
+  /** The value's shape in its sort's {@link RowCodec}, or -1: `json` is the whole value's JSON. */
+  readonly shape: number;
   readonly json: string;
+}
+
+/**
+ * A row's value as the sort carries it, and back. A plain object is written as the JSON array of
+ * its values, in the order of its field names, which are kept once per shape (the names in
+ * order) for the whole sort: the year's 541,909 rows have one shape, and their names were half
+ * of their JSON (109 MB of 56 written to disk and read back). Anything else, and an object with a
+ * field whose value JSON leaves out (`undefined`) or named `__proto__` (which an assignment would
+ * take for the prototype), is written as its JSON. Either way the value read back equals
+ * `JSON.parse(JSON.stringify(value))`, its fields in the same order.
+ */
+class RowCodec {
+  /** Each shape's field names, by shape number. */
+  readonly #shapes: (readonly string[])[] = [];
+  readonly #shapeNumbers = new Map<string, number>();
+  /** The last shape written: consecutive rows mostly share it. */
+  #lastNames: readonly string[] = [];
+  #lastShape = -1;
+
+  encode(value: unknown): { shape: number; json: string } {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { shape: -1, json: JSON.stringify(value) };
+    const names = Object.keys(value);
+    const values: unknown[] = new Array(names.length);
+    let same = names.length === this.#lastNames.length;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const field = (value as Record<string, unknown>)[name];
+      if (field === undefined || name === '__proto__') return { shape: -1, json: JSON.stringify(value) };
+      if (same && this.#lastNames[i] !== name) same = false;
+      values[i] = field;
+    }
+    if (!same) this.#useShape(names);
+    return { shape: this.#lastShape, json: JSON.stringify(values) };
+  }
+
+  decode(shape: number, json: string): unknown {
+    if (shape < 0) return JSON.parse(json);
+    const names = this.#shapes[shape]!;
+    const values = JSON.parse(json) as unknown[];
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) row[names[i]!] = values[i];
+    return row;
+  }
+
+  #useShape(names: readonly string[]): void {
+    const id = JSON.stringify(names);
+    let shape = this.#shapeNumbers.get(id);
+    if (shape === undefined) {
+      shape = this.#shapes.push(names) - 1;
+      this.#shapeNumbers.set(id, shape);
+    }
+    this.#lastNames = names;
+    this.#lastShape = shape;
+  }
 }
 
 function byKeyThenLine(a: SortItem, b: SortItem): number {
@@ -91,12 +149,13 @@ function byKeyThenLine(a: SortItem, b: SortItem): number {
   return a.line - b.line;
 }
 
-async function* serialised<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string): AsyncGenerator<SortItem> {
+async function* serialised<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: Row) => string, codec: RowCodec): AsyncGenerator<SortItem> {
   for await (const { line, value } of rows) {
     const k = key(value);
     if (typeof k !== 'string') throw new TypeError(`line ${line}: the grouping key must be a string (got ${typeof k})`);
     checkJsonRow(value, line);
-    yield { key: k, line, json: JSON.stringify(value) };
+    const { shape, json } = codec.encode(value);
+    yield { key: k, line, shape, json };
   }
 }
 
@@ -104,8 +163,8 @@ async function* serialised<Row>(rows: AsyncIterable<SourceRow<Row>>, key: (row: 
 /**
  * The run files of one sort: created in `directory`, unlinked at once, written and read back
  * through their handles, each closed once read to its end or by `dispose` (which the sort calls
- * however it ends). One item a line: its key as JSON, its line and its value's JSON, separated by
- * tabs (JSON.stringify writes no raw tab or line break, so neither splits an item).
+ * however it ends). One item a line: its key as JSON, its line, its shape and its value's text,
+ * separated by tabs (JSON.stringify writes no raw tab or line break, so neither splits an item).
  */
 class RunFileStore implements Store<SortItem> {
   readonly #directory: string;
@@ -138,7 +197,7 @@ class RunFileStore implements Store<SortItem> {
     await unlink(file).catch(() => this.#leftover.push(file));
     let text = '';
     for await (const item of chunk) {
-      text += `${JSON.stringify(item.key)}\t${item.line}\t${item.json}\n`;
+      text += `${JSON.stringify(item.key)}\t${item.line}\t${item.shape}\t${item.json}\n`;
       if (text.length >= WRITE_CHARS) {
         await handle.write(text);
         text = '';
@@ -162,7 +221,8 @@ class RunFileStore implements Store<SortItem> {
       for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
         const keyEnd = text.indexOf('\t', start);
         const lineEnd = text.indexOf('\t', keyEnd + 1);
-        yield { key: JSON.parse(text.slice(start, keyEnd)) as string, line: Number(text.slice(keyEnd + 1, lineEnd)), json: text.slice(lineEnd + 1, end) };
+        const shapeEnd = text.indexOf('\t', lineEnd + 1);
+        yield { key: JSON.parse(text.slice(start, keyEnd)) as string, line: Number(text.slice(keyEnd + 1, lineEnd)), shape: Number(text.slice(lineEnd + 1, shapeEnd)), json: text.slice(shapeEnd + 1, end) };
         start = end + 1;
       }
       rest = text.slice(start);

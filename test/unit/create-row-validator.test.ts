@@ -53,6 +53,32 @@ describe('createRowValidator', () => {
     expect(validateRefined({ id: 'a', qty: 'w', when: 'w', note: null })).toEqual({ ok: false, field: '', message: 'qty and when must differ' });
   });
 
+  it('keeps every value of a field whose values come back from far apart (random order), and forgets those that never do', () => {
+    let calls = 0;
+    const counted = z.string().refine(() => ++calls > 0);
+    const flat = z.object({ id: counted, qty: z.string(), when: z.string(), note: z.string().nullable() });
+    const row = (id: string) => ({ id, qty: '1', when: 'w', note: null });
+
+    // 30,000 distinct ids, three rows each, shuffled: past the cache's first 10,000 values.
+    const random = seededRandom(11);
+    const ids = Array.from({ length: 90_000 }, (_, i) => `id${i % 30_000}`);
+    for (let i = ids.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [ids[i], ids[j]] = [ids[j]!, ids[i]!];
+    }
+    const validate = createRowValidator(flat, NAMES);
+    expect(ids.every((id) => validate(row(id)).ok)).toBe(true);
+    expect(calls).toBe(30_000);
+    expect(validate(row('id17'))).toEqual({ ok: true, row: row('id17') });
+
+    // Values in order, each once: the cache is emptied when full, so the first is run again.
+    calls = 0;
+    const inOrder = createRowValidator(flat, NAMES);
+    for (let i = 0; i <= 10_000; i++) inOrder(row(`k${i}`));
+    inOrder(row('k0'));
+    expect(calls).toBe(10_002);
+  });
+
   it('gives each row its own object where a field’s output is one, and names a nested problem by its path', () => {
     const boxed = z.object({ id: z.string(), qty: z.string().transform((text) => ({ n: Number(text) })), when: z.string(), note: z.string().nullable() });
     const validate = createRowValidator(boxed, NAMES);

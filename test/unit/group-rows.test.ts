@@ -74,6 +74,34 @@ describe('groupRows over the whole source (the default)', () => {
     if (before !== undefined) expect(openFiles()).toBe(before);
   });
 
+  it('gives back every row as JSON would, its fields in the same order, whatever its shape: through run files and from memory', async () => {
+    const rows: unknown[] = [
+      { key: 'b', n: 1, note: 'x' },
+      { n: 2, key: 'a', note: null }, // the same names in another order: another shape
+      { key: 'a', n: 3, note: 'y', lines: [{ q: 1, p: '2.50' }, { q: -1 }] },
+      { key: 'c', n: 4, gone: undefined, note: 'JSON leaves gone out' },
+      JSON.parse('{"key":"b","__proto__":{"polluted":true},"n":5}'),
+      { key: 'c', 2: 'two', 1: 'one', n: 6 },
+      Object.assign(Object.create(null), { key: 'a', n: 7 }),
+      { key: 'b', n: 8, note: 'x' },
+      { key: 'a', n: 9, text: 'tab\there, line\nbreak, "quoted", ü, 😀' },
+    ];
+    for (const runRows of [2, 100]) {
+      const out = [];
+      for await (const { value } of sortRowsByKey(source(rows), (r) => (r as { key: string }).key, { runRows, directory: dir })) out.push(value);
+      const byKey = (r: unknown) => `${(r as { key: string }).key}`;
+      const expected = rows
+        .map((r, i) => ({ r, i }))
+        .sort((x, y) => (byKey(x.r) < byKey(y.r) ? -1 : byKey(x.r) > byKey(y.r) ? 1 : x.i - y.i))
+        .map(({ r }) => JSON.parse(JSON.stringify(r)));
+      expect(out, `runRows ${runRows}`).toEqual(expected);
+      expect(out.map((r) => JSON.stringify(r)), `runRows ${runRows}: field order`).toEqual(expected.map((r) => JSON.stringify(r)));
+      expect(out.map((r) => Object.keys(r as object)), `runRows ${runRows}: own fields`).toEqual(expected.map((r) => Object.keys(r)));
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+      expect(Object.getPrototypeOf(out.find((r) => (r as { n: number }).n === 5))).toBe(Object.prototype);
+    }
+  });
+
   it('refuses a row that JSON cannot carry to disk and back, naming its line and field', async () => {
     const rows = [{ key: 'a', at: new Date(0) }];
     await expect(groupRows(source(rows), { key: (r) => r.key }).next()).rejects.toThrow(
