@@ -49,8 +49,9 @@ const WRITE_CHARS = 256 * 1024;
  * Sorts a source's rows by key, then by line (so the rows of one key keep their source order),
  * by an external merge sort (the `external-merge-sort` package): runs of `runRows` rows are
  * sorted in memory and spilled to temporary files, then merged. Each row is written as JSON once
- * and parsed once, whether it stays in memory or goes through several merge passes. Memory stays
- * bounded by `runRows` and the merge's fan-in, whatever the source's size.
+ * (a plain object as the array of its values) and parsed once, whether it stays in memory or
+ * goes through several merge passes. Memory stays bounded by `runRows` and the merge's fan-in,
+ * whatever the source's size.
  *
  * Each run file is unlinked as soon as it is created and read back through its open handle, so
  * nothing is left behind by any end of the process, a kill included.
@@ -94,10 +95,11 @@ interface SortItem {
  * A row's value as the sort carries it, and back. A plain object is written as the JSON array of
  * its values, in the order of its field names, which are kept once per shape (the names in
  * order) for the whole sort: the year's 541,909 rows have one shape, and their names were half
- * of their JSON (109 MB of 56 written to disk and read back). Anything else, and an object with a
- * field whose value JSON leaves out (`undefined`) or named `__proto__` (which an assignment would
- * take for the prototype), is written as its JSON. Either way the value read back equals
- * `JSON.parse(JSON.stringify(value))`, its fields in the same order.
+ * of their JSON (about 109 MB with them, 56 MB without, written to disk and read back).
+ * Anything else, and an object with a field whose value JSON leaves out (`undefined`) or named
+ * `__proto__` (which an assignment would take for the prototype), is written as its JSON. Either
+ * way the value read back equals `JSON.parse(JSON.stringify(value))`, its fields in the same
+ * order.
  */
 class RowCodec {
   /** Each shape's field names, by shape number. */
