@@ -14,7 +14,8 @@ type FieldOutcome = { readonly ok: true; readonly value: unknown } | { readonly 
 const FIRST_VALUES_PER_FIELD = 10_000;
 
 /**
- * Distinct values remembered per field, at most (about 150 bytes each: 12 MB). A full cache
+ * Distinct values remembered per field, at most (about 150 bytes each for short values: 12 MB;
+ * {@link MAX_CHARS_PER_FIELD} bounds long ones). A full cache
  * doubles its room when at least one look-up in {@link GROW_WHEN_HITS_PER_INSERT} found a value
  * since it last filled (values come back from far apart: a file in random order), and is
  * emptied otherwise (values that end where they start: a file in key order, whose rows share
@@ -27,6 +28,13 @@ const MAX_VALUES_PER_FIELD = 80_000;
 
 /** A full cache grows when its look-ups found a value at least once per this many values added. */
 const GROW_WHEN_HITS_PER_INSERT = 10;
+
+/**
+ * Characters of the values a field's cache holds, at most, whatever their number: a cache that
+ * reaches it is emptied (the values and their outputs: about 4 MB of one-byte text). The year's
+ * 25,900 invoice numbers are 155,400 characters, its 23,260 times 441,940.
+ */
+const MAX_CHARS_PER_FIELD = 2_000_000;
 
 /**
  * A validator of flat text rows (a CSV record's fields by name, `null` for a null token) by a
@@ -97,6 +105,8 @@ class FieldCache {
   /** Look-ups that found a value, and values added, since the cache last filled. */
   #hits = 0;
   #added = 0;
+  /** Characters of the values held. */
+  #chars = 0;
 
   get(value: string | null): FieldOutcome | undefined {
     const outcome = this.#outcomes.get(value);
@@ -105,14 +115,20 @@ class FieldCache {
   }
 
   set(value: string | null, outcome: FieldOutcome): void {
-    if (this.#outcomes.size >= this.#room) {
-      if (this.#hits * GROW_WHEN_HITS_PER_INSERT >= this.#added && this.#room < MAX_VALUES_PER_FIELD) this.#room *= 2;
-      else this.#outcomes.clear();
+    if (this.#outcomes.size >= this.#room || this.#chars >= MAX_CHARS_PER_FIELD) {
+      const comeBack = this.#hits * GROW_WHEN_HITS_PER_INSERT >= this.#added;
+      if (comeBack && this.#room < MAX_VALUES_PER_FIELD && this.#chars < MAX_CHARS_PER_FIELD) {
+        this.#room *= 2;
+      } else {
+        this.#outcomes.clear();
+        this.#chars = 0;
+      }
       this.#hits = 0;
       this.#added = 0;
     }
     this.#outcomes.set(value, outcome);
     this.#added += 1;
+    this.#chars += value?.length ?? 0;
   }
 }
 

@@ -113,7 +113,8 @@ class RowCodec {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { shape: -1, json: JSON.stringify(value) };
     const names = Object.keys(value);
     const values: unknown[] = new Array(names.length);
-    let same = names.length === this.#lastNames.length;
+    // Before any shape, an object without fields is not "the same as the last": it needs one.
+    let same = this.#lastShape >= 0 && names.length === this.#lastNames.length;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
       const field = (value as Record<string, unknown>)[name];

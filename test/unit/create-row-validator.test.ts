@@ -77,6 +77,15 @@ describe('createRowValidator', () => {
     for (let i = 0; i <= 10_000; i++) inOrder(row(`k${i}`));
     inOrder(row('k0'));
     expect(calls).toBe(10_002);
+
+    // Long values: 250 of 10,000 characters, twice over. The cache holds 2,000,000 characters of
+    // a field at most, so it is emptied at the 201st value and again in the second round, which
+    // runs every value again (250 more), where 250 short ones would all be found.
+    calls = 0;
+    const long = createRowValidator(flat, NAMES);
+    const longIds = Array.from({ length: 250 }, (_, i) => `${i}`.padStart(10_000, 'x'));
+    for (const id of [...longIds, ...longIds]) long(row(id));
+    expect(calls).toBe(500);
   });
 
   it('gives each row its own object where a field’s output is one, and names a nested problem by its path', () => {

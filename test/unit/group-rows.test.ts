@@ -76,6 +76,7 @@ describe('groupRows over the whole source (the default)', () => {
 
   it('gives back every row as JSON would, its fields in the same order, whatever its shape: through run files and from memory', async () => {
     const rows: unknown[] = [
+      {}, // first, before any shape: an object, not an array
       { key: 'b', n: 1, note: 'x' },
       { n: 2, key: 'a', note: null }, // the same names in another order: another shape
       { key: 'a', n: 3, note: 'y', lines: [{ q: 1, p: '2.50' }, { q: -1 }] },
@@ -88,8 +89,8 @@ describe('groupRows over the whole source (the default)', () => {
     ];
     for (const runRows of [2, 100]) {
       const out = [];
-      for await (const { value } of sortRowsByKey(source(rows), (r) => (r as { key: string }).key, { runRows, directory: dir })) out.push(value);
-      const byKey = (r: unknown) => `${(r as { key: string }).key}`;
+      const byKey = (r: unknown) => `${(r as { key?: string }).key ?? ''}`;
+      for await (const { value } of sortRowsByKey(source(rows), byKey, { runRows, directory: dir })) out.push(value);
       const expected = rows
         .map((r, i) => ({ r, i }))
         .sort((x, y) => (byKey(x.r) < byKey(y.r) ? -1 : byKey(x.r) > byKey(y.r) ? 1 : x.i - y.i))
