@@ -102,6 +102,12 @@ interface SortItem {
  * order.
  */
 class RowCodec {
+  /**
+   * Shapes kept, at most: rows whose field names vary (a JSON source keyed by dates, say) would
+   * otherwise keep one per row. A row of a shape past them is written as its JSON.
+   */
+  static readonly MAX_SHAPES = 1_000;
+
   /** Each shape's field names, by shape number. */
   readonly #shapes: (readonly string[])[] = [];
   readonly #shapeNumbers = new Map<string, number>();
@@ -122,8 +128,9 @@ class RowCodec {
       if (same && this.#lastNames[i] !== name) same = false;
       values[i] = field;
     }
-    if (!same) this.#useShape(names);
-    return { shape: this.#lastShape, json: JSON.stringify(values) };
+    const shape = same ? this.#lastShape : this.#shapeOf(names);
+    if (shape === undefined) return { shape: -1, json: JSON.stringify(value) };
+    return { shape, json: JSON.stringify(values) };
   }
 
   decode(shape: number, json: string): unknown {
@@ -135,15 +142,18 @@ class RowCodec {
     return row;
   }
 
-  #useShape(names: readonly string[]): void {
+  /** The shape of these names, kept as the last one; undefined past {@link RowCodec.MAX_SHAPES}. */
+  #shapeOf(names: readonly string[]): number | undefined {
     const id = JSON.stringify(names);
     let shape = this.#shapeNumbers.get(id);
     if (shape === undefined) {
+      if (this.#shapes.length >= RowCodec.MAX_SHAPES) return undefined;
       shape = this.#shapes.push(names) - 1;
       this.#shapeNumbers.set(id, shape);
     }
     this.#lastNames = names;
     this.#lastShape = shape;
+    return shape;
   }
 }
 
