@@ -95,7 +95,7 @@ interface SortItem {
  * A row's value as the sort carries it, and back. A plain object is written as the JSON array of
  * its values, in the order of its field names, which are kept once per shape (the names in
  * order) for the whole sort: the year's 541,909 rows have one shape, and their names were half
- * of their JSON (about 109 MB with them, 56 MB without, written to disk and read back).
+ * of their JSON (the year's run files: 121 MB with them, 69 MB without).
  * Anything else, and an object with a field whose value JSON leaves out (`undefined`) or named
  * `__proto__` (which an assignment would take for the prototype), is written as its JSON. Either
  * way the value read back equals `JSON.parse(JSON.stringify(value))`, its fields in the same
