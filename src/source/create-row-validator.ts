@@ -19,10 +19,9 @@ const FIRST_VALUES_PER_FIELD = 10_000;
  * look-up in {@link GROW_WHEN_HITS_PER_INSERT} found a value since it last filled (values come
  * back from far apart: a file in random order), and is emptied otherwise (values that end where
  * they start: a file in key order, whose rows share a value with the row before, which costs no
- * look-up). The shuffled year's invoice numbers and
- * times went through their schemas 244,539 and 226,633 times with the cache emptied at 10,000,
- * and 25,900 and 23,260 times (once each) growing to 40,000; the year in order, the same either
- * way (bench/README.md, "Tenth session").
+ * look-up). The shuffled year's invoice numbers and times went through their schemas 244,539 and
+ * 226,633 times with the cache emptied at 10,000, and 25,900 and 23,260 times (once each)
+ * growing to 40,000; the year in order, the same either way (bench/README.md, "Tenth session").
  */
 const MAX_VALUES_PER_FIELD = 80_000;
 

@@ -111,21 +111,20 @@ class RowCodec {
   /** Each shape's field names, by shape number. */
   readonly #shapes: (readonly string[])[] = [];
   readonly #shapeNumbers = new Map<string, number>();
-  /** The last shape written: consecutive rows mostly share it. */
-  #lastNames: readonly string[] = [];
+  /** The last shape written (-1: none yet): consecutive rows mostly share it. */
   #lastShape = -1;
 
   encode(value: unknown): { shape: number; json: string } {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return { shape: -1, json: JSON.stringify(value) };
     const names = Object.keys(value);
     const values: unknown[] = new Array(names.length);
-    // Before any shape, an object without fields is not "the same as the last": it needs one.
-    let same = this.#lastShape >= 0 && names.length === this.#lastNames.length;
+    const last = this.#shapes[this.#lastShape];
+    let same = last !== undefined && names.length === last.length;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
       const field = (value as Record<string, unknown>)[name];
       if (field === undefined || name === '__proto__') return { shape: -1, json: JSON.stringify(value) };
-      if (same && this.#lastNames[i] !== name) same = false;
+      if (same && last![i] !== name) same = false;
       values[i] = field;
     }
     const shape = same ? this.#lastShape : this.#shapeOf(names);
@@ -151,7 +150,6 @@ class RowCodec {
       shape = this.#shapes.push(names) - 1;
       this.#shapeNumbers.set(id, shape);
     }
-    this.#lastNames = names;
     this.#lastShape = shape;
     return shape;
   }
