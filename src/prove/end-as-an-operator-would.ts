@@ -11,7 +11,8 @@ import { verifyCaseEnd } from './verify-case-end.ts';
 /**
  * Ends a case whose last run ended with `run`, and checks what it ended with (see
  * `verifyCaseEnd`). A run that exited 75 (retry later: the database kept locked by a stopped
- * process, a lost connection) is run again, as the scheduler's retry would. A run that stopped
+ * process, a lost connection) is run again, as the scheduler's retry would; that rerun starts an
+ * attempt unless another process completed the run key meanwhile. A run that stopped
  * for review (exit 3: under mark-before-send, what may have reached the destination) has its
  * items settled as an operator would (see `settleReviewItems`), and one more run sends what was
  * retried, or completes the run key.
@@ -23,9 +24,12 @@ export async function endAsAnOperatorWould(c: ProveCase, reference: ProveReferen
   let expectedAttempts = attempts;
   let last = run;
   if (last.code === EXIT_CODES.retryLater) {
+    // An `idem work` sharing the post stage may have completed the run key since (its share went
+    // on once the database was free): the rerun is then a no-op, and starts no attempt.
+    const completedMeanwhile = (await c.jobRun())?.status === 'completed';
     last = await runIdemChild(c.runArgs, c.env());
-    expectedAttempts += 1;
-    parts.push(`rerun exit ${last.code ?? last.signal}`);
+    if (!completedMeanwhile) expectedAttempts += 1;
+    parts.push(`rerun exit ${last.code ?? last.signal}${completedMeanwhile ? ' (a no-op: completed meanwhile)' : ''}`);
   }
   if (last.code === EXIT_CODES.needsOperator) {
     const settled = await c.withDatabase((db) => settleReviewItems(db, c.pipeline, c.standIns));
